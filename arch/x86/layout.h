@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Every fixed guest-physical address the VMM uses, in one place.
+ *
+ * The low 1 MiB follows the PC conventions Linux expects (real-mode IVT/BDA
+ * at 0, EBDA below 640 KiB, VGA/BIOS hole from 640 KiB to 1 MiB); kernels
+ * load at or above 1 MiB. The boot structures live in conventional memory
+ * below the EBDA, where neither a kernel nor an initrd is ever placed.
+ */
+#ifndef ARCH_X86_LAYOUT_H
+#define ARCH_X86_LAYOUT_H
+
+/* Boot GDT (4 entries: null, code, data, TSS). Linux reloads its own. */
+#define LAYOUT_BOOT_GDT 0x500
+#define LAYOUT_BOOT_GDT_ENTRIES 4
+/* Boot IDT: one zero entry, limit 7. Any exception before the guest loads
+ * its own IDT escalates to a triple fault, which the VMM reports. */
+#define LAYOUT_BOOT_IDT 0x520
+/* struct hvm_start_info handed to a PVH entry point in ebx. */
+#define LAYOUT_PVH_START_INFO 0x6000
+/* hvm_modlist_entry array (the initrd), right after start_info. */
+#define LAYOUT_PVH_MODLIST 0x6040
+#define LAYOUT_PVH_MODLIST_MAX 4
+/* hvm_memmap_table_entry array (the E820-style memory map). */
+#define LAYOUT_PVH_MEMMAP 0x7000
+#define LAYOUT_PVH_MEMMAP_MAX 128
+/* Initial stack pointer; PVH leaves esp unspecified, we give a sane one. */
+#define LAYOUT_BOOT_STACK_TOP 0x8ff0
+/* Kernel command line, NUL-terminated. */
+#define LAYOUT_CMDLINE 0x20000
+#define LAYOUT_CMDLINE_MAX 0x10000
+/* Start of the Extended BIOS Data Area; memory from here to 1 MiB is
+ * reported reserved, as on a PC. */
+#define LAYOUT_EBDA_START 0x9fc00
+/* Lowest address a kernel segment may be loaded at. */
+#define LAYOUT_HIMEM_START 0x100000
+
+/* KVM needs three pages for the real-mode TSS on Intel (KVM_SET_TSS_ADDR)
+ * and one for the EPT identity map; placed just below the BIOS ROM alias at
+ * the top of the 32-bit space, inside the MMIO hole, never RAM. */
+#define LAYOUT_KVM_IDENTITY_MAP 0xfffbc000
+#define LAYOUT_KVM_TSS 0xfffbd000
+
+/* RAM above this address is relocated to 4 GiB, leaving a 32-bit MMIO hole
+ * as real PCs and the reference VMMs do. */
+#define LAYOUT_MMIO_HOLE_START 0xc0000000ULL
+#define LAYOUT_MMIO_HOLE_END 0x100000000ULL
+
+/* Smallest RAM we accept: boot structures + 1 MiB of kernel room. */
+#define LAYOUT_MIN_RAM (2ULL << 20)
+
+#endif /* ARCH_X86_LAYOUT_H */

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the Debian packages earlytrace needs to build and test.
+# Idempotent: asks apt only for what is missing, so a prepared machine pays nothing.
+set -euo pipefail
+
+PACKAGES=(
+	gcc g++ binutils ninja-build pkg-config
+	linux-libc-dev           # linux/kvm.h
+	libcapstone-dev          # decoding guest instructions
+	libelf-dev               # reading kernel ELF images
+	libgtest-dev             # unit and boot tests
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "install-deps: installing ${missing[*]}"
+	SUDO=""
+	[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+	export DEBIAN_FRONTEND=noninteractive
+	$SUDO apt-get update -qq
+	$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
