@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+#include "vmm/boot/pvh.h"
+
+#include <string.h>
+
+#include "arch/x86/layout.h"
+#include "vmm/error.h"
+
+_Static_assert(sizeof(struct hvm_start_info) == 56, "hvm_start_info is 56 bytes");
+_Static_assert(sizeof(struct hvm_modlist_entry) == 32, "hvm_modlist_entry is 32 bytes");
+_Static_assert(sizeof(struct hvm_memmap_table_entry) == 24, "memmap entry is 24 bytes");
+_Static_assert(LAYOUT_PVH_START_INFO + sizeof(struct hvm_start_info) <= LAYOUT_PVH_MODLIST,
+	       "start_info runs into the module list");
+
+unsigned pvh_build_memmap(const struct guest_mem *gm, struct hvm_memmap_table_entry *map,
+			  unsigned max)
+{
+	unsigned n = 0;
+
+#define ADD(a, s, t)                                                                   \
+	do {                                                                           \
+		if (n < max)                                                           \
+			map[n++] = (struct hvm_memmap_table_entry){ .addr = (a),       \
+								    .size = (s),       \
+								    .type = (t) };     \
+	} while (0)
+
+	/* Conventional memory up to the EBDA, then the PC's reserved area
+	 * (EBDA, VGA, option and BIOS ROMs) up to 1 MiB. */
+	ADD(0, LAYOUT_EBDA_START, E820_TYPE_RAM);
+	ADD(LAYOUT_EBDA_START, LAYOUT_HIMEM_START - LAYOUT_EBDA_START, E820_TYPE_RESERVED);
+	ADD(LAYOUT_HIMEM_START, guest_mem_low_end(gm) - LAYOUT_HIMEM_START, E820_TYPE_RAM);
+	for (unsigned i = 1; i < gm->nr_regions; i++)
+		ADD(gm->regions[i].gpa, gm->regions[i].size, E820_TYPE_RAM);
+#undef ADD
+	return n;
+}
+
+int pvh_write_start_info(const struct guest_mem *gm, const struct pvh_boot_info *info)
+{
+	struct hvm_memmap_table_entry map[LAYOUT_PVH_MEMMAP_MAX];
+	struct hvm_start_info si = {
+		.magic = HVM_START_MAGIC,
+		.version = HVM_START_VERSION,
+	};
+	size_t cmdline_len = info->cmdline ? strlen(info->cmdline) : 0;
+
+	if (cmdline_len >= LAYOUT_CMDLINE_MAX)
+		return et_error("kernel command line is %zu bytes; the limit is %d",
+				cmdline_len, LAYOUT_CMDLINE_MAX - 1);
+	/* Always pass a command line, even an empty one: kernels read it. */
+	if (guest_mem_write(gm, LAYOUT_CMDLINE, cmdline_len ? info->cmdline : "",
+			    cmdline_len + 1))
+		return -1;
+	si.cmdline_paddr = LAYOUT_CMDLINE;
+
+	si.memmap_entries = pvh_build_memmap(gm, map, LAYOUT_PVH_MEMMAP_MAX);
+	si.memmap_paddr = LAYOUT_PVH_MEMMAP;
+	if (guest_mem_write(gm, LAYOUT_PVH_MEMMAP, map, si.memmap_entries * sizeof(map[0])))
+		return -1;
+
+	if (info->initrd_size) {
+		struct hvm_modlist_entry mod = {
+			.paddr = info->initrd_paddr,
+			.size = info->initrd_size,
+		};
+
+		if (guest_mem_write(gm, LAYOUT_PVH_MODLIST, &mod, sizeof(mod)))
+			return -1;
+		si.nr_modules = 1;
+		si.modlist_paddr = LAYOUT_PVH_MODLIST;
+	}
+	return guest_mem_write(gm, LAYOUT_PVH_START_INFO, &si, sizeof(si));
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * PVH boot (Xen's HVM direct boot ABI, which Linux and our test kernels
+ * implement): the VMM writes a struct hvm_start_info with the memory map,
+ * the command line and the modules (initrd), and enters the kernel at its
+ * PHYS32_ENTRY in 32-bit protected mode with ebx pointing at it.
+ */
+#ifndef VMM_BOOT_PVH_H
+#define VMM_BOOT_PVH_H
+
+#include <stdint.h>
+
+#include "vmm/guest_mem.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HVM_START_MAGIC 0x336ec578u
+#define HVM_START_VERSION 1u
+#define E820_TYPE_RAM 1u
+#define E820_TYPE_RESERVED 2u
+
+/* Layouts fixed by the ABI (xen/include/public/arch-x86/hvm/start_info.h). */
+struct hvm_start_info {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t flags;
+	uint32_t nr_modules;
+	uint64_t modlist_paddr;
+	uint64_t cmdline_paddr;
+	uint64_t rsdp_paddr;
+	uint64_t memmap_paddr;
+	uint32_t memmap_entries;
+	uint32_t reserved;
+};
+
+struct hvm_modlist_entry {
+	uint64_t paddr;
+	uint64_t size;
+	uint64_t cmdline_paddr;
+	uint64_t reserved;
+};
+
+struct hvm_memmap_table_entry {
+	uint64_t addr;
+	uint64_t size;
+	uint32_t type;
+	uint32_t reserved;
+};
+
+struct pvh_boot_info {
+	const char *cmdline;   /* NULL or "" for none */
+	uint64_t initrd_paddr; /* 0 when there is no initrd */
+	uint64_t initrd_size;
+};
+
+/* Writes start_info, memory map, module list and command line at their
+ * fixed places (arch/x86/layout.h). Returns 0 or -1 with an error. */
+int pvh_write_start_info(const struct guest_mem *gm, const struct pvh_boot_info *info);
+
+/* Fills `map` (room for `max` entries) with the guest's E820-style memory
+ * map; returns the number of entries. Shared by every boot protocol. */
+unsigned pvh_build_memmap(const struct guest_mem *gm, struct hvm_memmap_table_entry *map,
+			  unsigned max);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VMM_BOOT_PVH_H */

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+#include "vmm/crash_report.h"
+
+#include <linux/kvm.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "arch/x86/boot_cpu.h"
+#include "arch/x86/disasm.h"
+
+#define MAX_INSN_BYTES 15
+
+static void exit_details(const struct kvm_run *run, FILE *out)
+{
+	switch (run->exit_reason) {
+	case KVM_EXIT_FAIL_ENTRY:
+		fprintf(out, "  hardware entry failure reason 0x%llx\n",
+			(unsigned long long)run->fail_entry.hardware_entry_failure_reason);
+		break;
+	case KVM_EXIT_INTERNAL_ERROR:
+		fprintf(out, "  suberror %u%s", run->internal.suberror,
+			run->internal.suberror == KVM_INTERNAL_ERROR_EMULATION ? " (emulation failure)"
+										: "");
+		for (unsigned i = 0; i < run->internal.ndata && i < 16; i++)
+			fprintf(out, " data[%u]=0x%llx", i, (unsigned long long)run->internal.data[i]);
+		fputc('\n', out);
+		break;
+	case KVM_EXIT_SHUTDOWN:
+	case KVM_EXIT_SYSTEM_EVENT:
+		break;
+	default:
+		fprintf(out, "  exit reason %u\n", run->exit_reason);
+		break;
+	}
+}
+
+static enum x86_code_mode code_mode(const struct kvm_sregs *s)
+{
+	if ((s->efer & X86_EFER_LMA) && s->cs.l)
+		return X86_CODE64;
+	return s->cs.db ? X86_CODE32 : X86_CODE16;
+}
+
+/* Guest-physical address of a linear address, via KVM's own walk. */
+static int linear_to_phys(struct vcpu *vcpu, const struct kvm_sregs *s, uint64_t linear,
+			  uint64_t *phys)
+{
+	struct kvm_translation tr = { .linear_address = linear };
+
+	if (!(s->cr0 & X86_CR0_PG)) {
+		*phys = code_mode(s) == X86_CODE64 ? linear : (uint32_t)linear;
+		return 0;
+	}
+	if (ioctl(vcpu->fd, KVM_TRANSLATE, &tr) < 0 || !tr.valid)
+		return -1;
+	*phys = tr.physical_address;
+	return 0;
+}
+
+static void print_instruction(struct vcpu *vcpu, const struct kvm_regs *r,
+			      const struct kvm_sregs *s, FILE *out)
+{
+	uint64_t linear = s->cs.base + r->rip, phys;
+	uint8_t code[MAX_INSN_BYTES];
+	size_t len = MAX_INSN_BYTES;
+	char text[160], sym[160];
+	const uint8_t *src;
+
+	if (linear_to_phys(vcpu, s, linear, &phys)) {
+		fprintf(out, "  code: rip 0x%llx is not mapped\n", (unsigned long long)r->rip);
+		return;
+	}
+	/* Stay inside the page: the next one may map elsewhere or nowhere. */
+	if (len > 0x1000 - (phys & 0xfff))
+		len = 0x1000 - (phys & 0xfff);
+	src = guest_mem_ptr(&vcpu->vm->mem, phys, len);
+	if (!src) {
+		fprintf(out, "  code: rip 0x%llx (phys 0x%llx) is not in guest RAM\n",
+			(unsigned long long)r->rip, (unsigned long long)phys);
+		return;
+	}
+	memcpy(code, src, len);
+	x86_disasm_one(code, len, r->rip, code_mode(s), text, sizeof(text));
+	fprintf(out, "  code: %016llx", (unsigned long long)r->rip);
+	if (vcpu->symbolize && vcpu->symbolize(vcpu->symbolize_ctx, r->rip, sym, sizeof(sym)))
+		fprintf(out, " <%s>", sym);
+	fprintf(out, ": %s   [", text);
+	for (size_t i = 0; i < len && i < 8; i++)
+		fprintf(out, "%s%02x", i ? " " : "", code[i]);
+	fprintf(out, "]\n");
+}
+
+static void print_segment(const char *name, const struct kvm_segment *seg, FILE *out)
+{
+	fprintf(out, "  %-3s sel=%04x base=%016llx limit=%08x type=%x%s%s%s\n", name,
+		seg->selector, (unsigned long long)seg->base, seg->limit, seg->type,
+		seg->l ? " L" : "", seg->db ? " D" : "", seg->present ? "" : " not-present");
+}
+
+void crash_report(struct vcpu *vcpu, const char *what, FILE *out)
+{
+	struct kvm_regs r;
+	struct kvm_sregs s;
+
+	fprintf(out, "earlytrace: guest stopped: %s\n", what);
+	exit_details(vcpu->run, out);
+	if (ioctl(vcpu->fd, KVM_GET_REGS, &r) < 0 || ioctl(vcpu->fd, KVM_GET_SREGS, &s) < 0) {
+		fprintf(out, "  (registers unavailable)\n");
+		return;
+	}
+	fprintf(out, "  rip=%016llx rflags=%016llx mode=%d-bit\n", (unsigned long long)r.rip,
+		(unsigned long long)r.rflags, (int)code_mode(&s));
+	fprintf(out, "  rax=%016llx rbx=%016llx rcx=%016llx rdx=%016llx\n",
+		(unsigned long long)r.rax, (unsigned long long)r.rbx, (unsigned long long)r.rcx,
+		(unsigned long long)r.rdx);
+	fprintf(out, "  rsi=%016llx rdi=%016llx rbp=%016llx rsp=%016llx\n",
+		(unsigned long long)r.rsi, (unsigned long long)r.rdi, (unsigned long long)r.rbp,
+		(unsigned long long)r.rsp);
+	fprintf(out, "  r8 =%016llx r9 =%016llx r10=%016llx r11=%016llx\n",
+		(unsigned long long)r.r8, (unsigned long long)r.r9, (unsigned long long)r.r10,
+		(unsigned long long)r.r11);
+	fprintf(out, "  r12=%016llx r13=%016llx r14=%016llx r15=%016llx\n",
+		(unsigned long long)r.r12, (unsigned long long)r.r13, (unsigned long long)r.r14,
+		(unsigned long long)r.r15);
+	fprintf(out, "  cr0=%016llx cr2=%016llx cr3=%016llx cr4=%016llx efer=%llx\n",
+		(unsigned long long)s.cr0, (unsigned long long)s.cr2, (unsigned long long)s.cr3,
+		(unsigned long long)s.cr4, (unsigned long long)s.efer);
+	print_segment("cs", &s.cs, out);
+	print_segment("ss", &s.ss, out);
+	fprintf(out, "  gdt=%016llx/%04x idt=%016llx/%04x\n", (unsigned long long)s.gdt.base,
+		s.gdt.limit, (unsigned long long)s.idt.base, s.idt.limit);
+	print_instruction(vcpu, &r, &s, out);
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+#include "vmm/error.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static _Thread_local char last_error[512];
+
+int et_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int et_error_errno(const char *fmt, ...)
+{
+	int saved = errno;
+	char msg[384];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(last_error, sizeof(last_error), "%s: %s", msg, strerror(saved));
+	return -1;
+}
+
+int et_error_prefix(const char *fmt, ...)
+{
+	char prefix[256];
+	char old[sizeof(last_error)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(prefix, sizeof(prefix), fmt, ap);
+	va_end(ap);
+	memcpy(old, last_error, sizeof(old));
+	snprintf(last_error, sizeof(last_error), "%s: %s", prefix, old);
+	return -1;
+}
+
+const char *et_last_error(void)
+{
+	return last_error[0] ? last_error : "unknown error";
+}
+
+void et_clear_error(void)
+{
+	last_error[0] = '\0';
+}

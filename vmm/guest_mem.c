@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+#include "vmm/guest_mem.h"
+
+#include <string.h>
+#include <sys/mman.h>
+
+#include "arch/x86/layout.h"
+#include "vmm/error.h"
+
+int guest_mem_init(struct guest_mem *gm, uint64_t size)
+{
+	uint64_t low;
+	void *host;
+
+	memset(gm, 0, sizeof(*gm));
+	if (size < LAYOUT_MIN_RAM)
+		return et_error("guest RAM of %llu bytes is too small (minimum %llu MiB)",
+				(unsigned long long)size,
+				(unsigned long long)(LAYOUT_MIN_RAM >> 20));
+	if (size & 0xfff)
+		return et_error("guest RAM size %llu is not a multiple of 4 KiB",
+				(unsigned long long)size);
+
+	/* NORESERVE: pages cost host memory only once the guest touches them. */
+	host = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (host == MAP_FAILED)
+		return et_error_errno("cannot map %llu MiB of guest RAM",
+				      (unsigned long long)(size >> 20));
+	madvise(host, size, MADV_MERGEABLE);
+
+	gm->host = host;
+	gm->size = size;
+	low = size < LAYOUT_MMIO_HOLE_START ? size : LAYOUT_MMIO_HOLE_START;
+	gm->regions[0] = (struct guest_mem_region){ .gpa = 0, .size = low, .host = gm->host };
+	gm->nr_regions = 1;
+	if (size > low) {
+		gm->regions[1] = (struct guest_mem_region){
+			.gpa = LAYOUT_MMIO_HOLE_END,
+			.size = size - low,
+			.host = gm->host + low,
+		};
+		gm->nr_regions = 2;
+	}
+	return 0;
+}
+
+void guest_mem_free(struct guest_mem *gm)
+{
+	if (gm->host)
+		munmap(gm->host, gm->size);
+	memset(gm, 0, sizeof(*gm));
+}
+
+void *guest_mem_ptr(const struct guest_mem *gm, uint64_t gpa, uint64_t len)
+{
+	for (unsigned i = 0; i < gm->nr_regions; i++) {
+		const struct guest_mem_region *r = &gm->regions[i];
+		uint64_t off;
+
+		if (gpa < r->gpa)
+			continue;
+		off = gpa - r->gpa;
+		/* Written so that no sum can overflow for hostile gpa/len. */
+		if (off > r->size || len > r->size - off)
+			continue;
+		return r->host + off;
+	}
+	return NULL;
+}
+
+int guest_mem_write(const struct guest_mem *gm, uint64_t gpa, const void *src, uint64_t len)
+{
+	void *dst = guest_mem_ptr(gm, gpa, len);
+
+	if (!dst)
+		return et_error("guest range 0x%llx+0x%llx is not RAM",
+				(unsigned long long)gpa, (unsigned long long)len);
+	memcpy(dst, src, len);
+	return 0;
+}
+
+int guest_mem_read(const struct guest_mem *gm, uint64_t gpa, void *dst, uint64_t len)
+{
+	const void *src = guest_mem_ptr(gm, gpa, len);
+
+	if (!src)
+		return et_error("guest range 0x%llx+0x%llx is not RAM",
+				(unsigned long long)gpa, (unsigned long long)len);
+	memcpy(dst, src, len);
+	return 0;
+}
+
+uint64_t guest_mem_low_end(const struct guest_mem *gm)
+{
+	return gm->regions[0].size;
+}

@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: MIT */
+#include "vmm/loader/kernel_image.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "arch/x86/layout.h"
+#include "vmm/error.h"
+
+/* Files larger than this are not kernels; refusing early avoids huge reads. */
+#define KERNEL_IMAGE_MAX_SIZE (1ull << 30)
+#define MAX_SEGMENTS 64
+
+#define XEN_ELFNOTE_PHYS32_ENTRY 18
+
+int read_whole_file(const char *path, uint8_t **data, size_t *size)
+{
+	struct stat st;
+	uint8_t *buf;
+	size_t done = 0;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return et_error_errno("cannot open %s", path);
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return et_error_errno("cannot stat %s", path);
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return et_error("%s is not a regular file", path);
+	}
+	if ((unsigned long long)st.st_size > KERNEL_IMAGE_MAX_SIZE) {
+		close(fd);
+		return et_error("%s is too large (%lld bytes)", path, (long long)st.st_size);
+	}
+	buf = malloc(st.st_size ? (size_t)st.st_size : 1);
+	if (!buf) {
+		close(fd);
+		return et_error("out of memory reading %s", path);
+	}
+	while (done < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + done, (size_t)st.st_size - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			free(buf);
+			close(fd);
+			return n < 0 ? et_error_errno("cannot read %s", path)
+				     : et_error("%s shrank while being read", path);
+		}
+		done += (size_t)n;
+	}
+	close(fd);
+	*data = buf;
+	*size = done;
+	return 0;
+}
+
+static bool range_in_file(uint64_t off, uint64_t len, size_t file_size)
+{
+	return off <= file_size && len <= file_size - off;
+}
+
+/* Looks for Xen's PHYS32_ENTRY note in one PT_NOTE segment. */
+static void scan_notes(struct kernel_image *img, Elf *elf, const GElf_Phdr *ph)
+{
+	Elf_Data *notes = elf_getdata_rawchunk(elf, (int64_t)ph->p_offset, ph->p_filesz,
+					       ELF_T_NHDR);
+	size_t off = 0, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	if (!notes)
+		return;
+	while ((off = gelf_getnote(notes, off, &nh, &name_off, &desc_off)) > 0) {
+		const char *name = (const char *)notes->d_buf + name_off;
+
+		if (nh.n_type != XEN_ELFNOTE_PHYS32_ENTRY || nh.n_namesz != 4 ||
+		    memcmp(name, "Xen", 4) != 0 || nh.n_descsz < 4)
+			continue;
+		/* Linux emits a pointer-sized value; the entry is its low 32 bits. */
+		memcpy(&img->pvh_entry, (const uint8_t *)notes->d_buf + desc_off, 4);
+		img->has_pvh = true;
+	}
+}
+
+bool kernel_image_phys_in_segment(const struct kernel_image *img, uint64_t paddr)
+{
+	for (unsigned i = 0; i < img->nr_segments; i++)
+		if (paddr >= img->segments[i].paddr &&
+		    paddr - img->segments[i].paddr < img->segments[i].filesz)
+			return true;
+	return false;
+}
+
+static int compare_paddr(const void *a, const void *b)
+{
+	const struct kernel_segment *x = a, *y = b;
+
+	return x->paddr < y->paddr ? -1 : x->paddr > y->paddr;
+}
+
+static int parse_segments(struct kernel_image *img, Elf *elf, const GElf_Ehdr *eh)
+{
+	size_t phnum;
+
+	if (elf_getphdrnum(elf, &phnum) != 0)
+		return et_error("cannot read the program header count: %s", elf_errmsg(-1));
+	if (!range_in_file(eh->e_phoff, (uint64_t)phnum * eh->e_phentsize, img->size))
+		return et_error("truncated: program headers extend past the end of the file");
+	if (phnum > 4 * MAX_SEGMENTS)
+		return et_error("%zu program headers is implausible for a kernel", phnum);
+
+	img->segments = calloc(MAX_SEGMENTS, sizeof(*img->segments));
+	if (!img->segments)
+		return et_error("out of memory");
+
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		struct kernel_segment *seg;
+
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			return et_error("cannot read program header %zu: %s", i, elf_errmsg(-1));
+		if (ph.p_type == PT_NOTE && range_in_file(ph.p_offset, ph.p_filesz, img->size))
+			scan_notes(img, elf, &ph);
+		if (ph.p_type != PT_LOAD || ph.p_memsz == 0)
+			continue;
+		if (!range_in_file(ph.p_offset, ph.p_filesz, img->size))
+			return et_error("truncated: segment %zu (file bytes 0x%llx+0x%llx) extends "
+					"past the end of the file (%zu bytes)", i,
+					(unsigned long long)ph.p_offset,
+					(unsigned long long)ph.p_filesz, img->size);
+		if (ph.p_filesz > ph.p_memsz)
+			return et_error("segment %zu has more file bytes than memory bytes", i);
+		if (ph.p_paddr + ph.p_memsz < ph.p_paddr)
+			return et_error("segment %zu wraps around the address space", i);
+		if (img->nr_segments == MAX_SEGMENTS)
+			return et_error("more than %d loadable segments", MAX_SEGMENTS);
+		seg = &img->segments[img->nr_segments++];
+		*seg = (struct kernel_segment){
+			.paddr = ph.p_paddr,
+			.vaddr = ph.p_vaddr,
+			.offset = ph.p_offset,
+			.filesz = ph.p_filesz,
+			.memsz = ph.p_memsz,
+			.flags = ph.p_flags,
+		};
+	}
+	if (img->nr_segments == 0)
+		return et_error("no loadable segments");
+
+	qsort(img->segments, img->nr_segments, sizeof(*img->segments), compare_paddr);
+	for (unsigned i = 1; i < img->nr_segments; i++) {
+		const struct kernel_segment *prev = &img->segments[i - 1], *cur = &img->segments[i];
+
+		if (prev->paddr + prev->memsz > cur->paddr)
+			return et_error("segments at 0x%llx and 0x%llx overlap",
+					(unsigned long long)prev->paddr,
+					(unsigned long long)cur->paddr);
+	}
+	img->phys_start = img->segments[0].paddr;
+	img->phys_end = img->segments[img->nr_segments - 1].paddr +
+			img->segments[img->nr_segments - 1].memsz;
+	if (img->has_pvh && !kernel_image_phys_in_segment(img, img->pvh_entry))
+		return et_error("PVH entry 0x%x is not inside any loadable segment",
+				img->pvh_entry);
+	return 0;
+}
+
+static int parse_elf(struct kernel_image *img)
+{
+	GElf_Ehdr eh;
+	Elf *elf;
+
+	if (img->size < 4 || memcmp(img->data, ELFMAG, SELFMAG) != 0)
+		return et_error("not an ELF file");
+	if (img->size < EI_NIDENT || (img->data[EI_CLASS] != ELFCLASS32 &&
+				      img->data[EI_CLASS] != ELFCLASS64))
+		return et_error("truncated or unknown ELF class");
+	if (img->data[EI_DATA] != ELFDATA2LSB)
+		return et_error("ELF is not little-endian, so not an x86 kernel");
+
+	elf = elf_memory((char *)img->data, img->size);
+	if (!elf)
+		return et_error("cannot parse ELF: %s", elf_errmsg(-1));
+	img->elf = elf;
+	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh))
+		return et_error("truncated ELF header");
+
+	img->elf_class = img->data[EI_CLASS] == ELFCLASS64 ? 64 : 32;
+	img->machine = eh.e_machine;
+	img->entry = eh.e_entry;
+	if (eh.e_machine != EM_386 && eh.e_machine != EM_X86_64)
+		return et_error("ELF machine %u is not x86 (EM_386 or EM_X86_64)", eh.e_machine);
+	if (eh.e_type != ET_EXEC)
+		return et_error("ELF type %u is not an executable (a kernel is ET_EXEC)",
+				eh.e_type);
+	return parse_segments(img, elf, &eh);
+}
+
+int kernel_image_parse(struct kernel_image *img, const void *data, size_t size,
+		       const char *name)
+{
+	memset(img, 0, sizeof(*img));
+	img->name = strdup(name ? name : "kernel");
+	img->data = malloc(size ? size : 1);
+	if (!img->name || !img->data) {
+		kernel_image_close(img);
+		return et_error("out of memory");
+	}
+	memcpy(img->data, data, size);
+	img->size = size;
+
+	elf_version(EV_CURRENT);
+	if (parse_elf(img)) {
+		et_error_prefix("%s", img->name);
+		kernel_image_close(img);
+		return -1;
+	}
+	return 0;
+}
+
+int kernel_image_open(struct kernel_image *img, const char *path)
+{
+	uint8_t *data;
+	size_t size;
+	int ret;
+
+	memset(img, 0, sizeof(*img));
+	if (read_whole_file(path, &data, &size))
+		return -1;
+	ret = kernel_image_parse(img, data, size, path);
+	free(data);
+	return ret;
+}
+
+void kernel_image_close(struct kernel_image *img)
+{
+	if (img->elf)
+		elf_end(img->elf);
+	free(img->segments);
+	free(img->data);
+	free(img->name);
+	memset(img, 0, sizeof(*img));
+}
+
+int kernel_image_load(const struct kernel_image *img, const struct guest_mem *gm)
+{
+	for (unsigned i = 0; i < img->nr_segments; i++) {
+		const struct kernel_segment *seg = &img->segments[i];
+		uint8_t *dst;
+
+		if (seg->paddr < LAYOUT_HIMEM_START)
+			return et_error("%s: segment at 0x%llx is below 1 MiB, where the boot "
+					"structures live", img->name,
+					(unsigned long long)seg->paddr);
+		dst = guest_mem_ptr(gm, seg->paddr, seg->memsz);
+		if (!dst)
+			return et_error("%s: segment 0x%llx-0x%llx lies outside guest RAM "
+					"(%llu MiB); try a larger --mem", img->name,
+					(unsigned long long)seg->paddr,
+					(unsigned long long)(seg->paddr + seg->memsz),
+					(unsigned long long)(gm->size >> 20));
+		memcpy(dst, img->data + seg->offset, seg->filesz);
+		memset(dst + seg->filesz, 0, seg->memsz - seg->filesz);
+	}
+	return 0;
+}

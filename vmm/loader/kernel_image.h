@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A guest kernel image, parsed and validated but not yet in guest memory.
+ *
+ * Parsing is separate from loading so that commands that never start a VM
+ * (listing sites, symbols) share the same checks. Everything read from the
+ * file is bounds-checked: images are untrusted input.
+ */
+#ifndef VMM_LOADER_KERNEL_IMAGE_H
+#define VMM_LOADER_KERNEL_IMAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vmm/guest_mem.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct kernel_segment {
+	uint64_t paddr;	 /* where it is loaded in guest-physical memory */
+	uint64_t vaddr;	 /* where the kernel runs it once paging is on */
+	uint64_t offset; /* file offset of the initialized bytes */
+	uint64_t filesz;
+	uint64_t memsz;	 /* filesz plus zero-filled tail (.bss) */
+	uint32_t flags;	 /* PF_R | PF_W | PF_X */
+};
+
+struct kernel_image {
+	char *name;	/* for messages: the path it came from */
+	uint8_t *data;	/* the ELF bytes, owned */
+	size_t size;
+	unsigned elf_class; /* 32 or 64 */
+	uint16_t machine;   /* EM_386 or EM_X86_64 */
+	uint64_t entry;	    /* e_entry */
+	bool has_pvh;
+	uint32_t pvh_entry; /* physical, from XEN_ELFNOTE_PHYS32_ENTRY */
+	unsigned nr_segments;
+	struct kernel_segment *segments; /* PT_LOAD, sorted by paddr */
+	uint64_t phys_start, phys_end;	  /* [lowest paddr, highest paddr+memsz) */
+	void *elf;			  /* libelf handle over data (Elf *) */
+};
+
+/* Reads and parses a file. 0, or -1 with et_last_error() naming the problem. */
+int kernel_image_open(struct kernel_image *img, const char *path);
+/* Parses bytes already in memory (copied); `name` is used in messages. */
+int kernel_image_parse(struct kernel_image *img, const void *data, size_t size,
+		       const char *name);
+void kernel_image_close(struct kernel_image *img);
+
+/* Checks the segments fit in RAM at or above 1 MiB, then copies them in
+ * and zeroes their .bss tails. */
+int kernel_image_load(const struct kernel_image *img, const struct guest_mem *gm);
+
+/* True if paddr lies in the initialized bytes of a loadable segment. */
+bool kernel_image_phys_in_segment(const struct kernel_image *img, uint64_t paddr);
+
+/* Reads a whole file into a malloc'ed buffer (used for initrds too). */
+int read_whole_file(const char *path, uint8_t **data, size_t *size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VMM_LOADER_KERNEL_IMAGE_H */

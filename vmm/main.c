@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/* earlytrace: dispatches to one command per verb; the work is elsewhere. */
+#include <stdio.h>
+#include <string.h>
+
+#include "earlytrace/abi.h"
+#include "vmm/cli.h"
+#include "vmm/cmd_run.h"
+#include "vmm/stop.h"
+#include "vmm/version.h"
+
+static int print_version(void)
+{
+	printf("earlytrace %s (guest ABI %d)\n", EARLYTRACE_VERSION, ET_ABI_VERSION);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : NULL;
+
+	if (!cmd) {
+		fputs(cli_usage, stderr);
+		return EXIT_STATUS_ERROR;
+	}
+	if (!strcmp(cmd, "run"))
+		return cmd_run(argc - 1, argv + 1);
+	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+		fputs(cli_usage, stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version") || !strcmp(cmd, "-V"))
+		return print_version();
+	fprintf(stderr, "earlytrace: unknown command '%s' (try 'earlytrace --help')\n", cmd);
+	return EXIT_STATUS_ERROR;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Why a run ended. Devices and signal handlers request a stop; the run loop
+ * notices it after the current exit and unwinds.
+ */
+#ifndef VMM_STOP_H
+#define VMM_STOP_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum vm_stop_reason {
+	VM_STOP_NONE = 0,
+	VM_STOP_DEBUG_EXIT,	/* guest wrote the debug-exit port */
+	VM_STOP_RESET,		/* guest asked for a reset (i8042 0xfe) */
+	VM_STOP_TIMEOUT,	/* --timeout elapsed */
+	VM_STOP_SIGNAL,		/* SIGINT/SIGTERM/SIGHUP on the host */
+	VM_STOP_CONSOLE_QUIT,	/* Ctrl-A x typed on the console */
+	VM_STOP_GUEST_CRASH,	/* triple fault, failed entry, emulation error */
+	VM_STOP_HALTED,		/* HLT with interrupts off: nothing can wake it */
+	VM_STOP_VMM_ERROR,	/* an ioctl failed under us */
+};
+
+/* Implemented by the VM; devices hold a pointer to it. */
+typedef void (*vm_stop_fn)(void *vm, enum vm_stop_reason reason, int status);
+
+/* Process exit statuses that are not the guest's own. */
+#define EXIT_STATUS_ERROR 1	   /* bad input, setup or VMM failure */
+#define EXIT_STATUS_GUEST_CRASH 2  /* crash report printed */
+#define EXIT_STATUS_TIMEOUT 124	   /* as timeout(1) */
+#define EXIT_STATUS_SIGNAL_BASE 128 /* + signal number, as a shell reports */
+
+const char *vm_stop_reason_name(enum vm_stop_reason reason);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VMM_STOP_H */

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+#include "vmm/symbols/symtab.h"
+
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmm/error.h"
+
+static int compare_addr(const void *a, const void *b)
+{
+	const struct symbol *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* Among aliases prefer the sized one, then a stable name order. */
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static bool wanted(const GElf_Sym *sym)
+{
+	int type = GELF_ST_TYPE(sym->st_info);
+
+	return sym->st_shndx != SHN_UNDEF && sym->st_shndx != SHN_ABS &&
+	       (type == STT_FUNC || type == STT_NOTYPE);
+}
+
+int symtab_from_elf(struct symtab *tab, const struct kernel_image *img)
+{
+	Elf *elf = img->elf;
+	Elf_Scn *scn = NULL;
+
+	memset(tab, 0, sizeof(*tab));
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		size_t count;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			return et_error("%s: unreadable .symtab: %s", img->name, elf_errmsg(-1));
+		count = data->d_size / sh.sh_entsize;
+		tab->syms = calloc(count ? count : 1, sizeof(*tab->syms));
+		if (!tab->syms)
+			return et_error("out of memory");
+		for (size_t i = 0; i < count; i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getsym(data, (int)i, &sym) || !wanted(&sym))
+				continue;
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (!name || !*name)
+				continue;
+			tab->syms[tab->nr++] = (struct symbol){ sym.st_value, sym.st_size, name };
+		}
+		break;
+	}
+	if (tab->nr)
+		qsort(tab->syms, tab->nr, sizeof(*tab->syms), compare_addr);
+	return 0;
+}
+
+void symtab_free(struct symtab *tab)
+{
+	free(tab->syms);
+	memset(tab, 0, sizeof(*tab));
+}
+
+const struct symbol *symtab_lookup(const struct symtab *tab, uint64_t addr, uint64_t *offset)
+{
+	size_t lo = 0, hi = tab->nr;
+	const struct symbol *s;
+
+	/* Last symbol with address <= addr. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (tab->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	s = &tab->syms[lo - 1];
+	/* Walk back over zero-sized aliases at the same address to the sized one. */
+	while (s > tab->syms && (s - 1)->addr == s->addr)
+		s--;
+	if (s->size && addr - s->addr >= s->size)
+		return NULL;
+	if (offset)
+		*offset = addr - s->addr;
+	return s;
+}
+
+const char *symtab_format(const struct symtab *tab, uint64_t addr, char *buf, size_t len)
+{
+	uint64_t off;
+	const struct symbol *s = symtab_lookup(tab, addr, &off);
+
+	if (!s)
+		return NULL;
+	snprintf(buf, len, "%s+0x%llx", s->name, (unsigned long long)off);
+	return buf;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Kernel symbols: a table sorted by address, looked up by binary search.
+ * Names point into the kernel image, which must outlive the table.
+ */
+#ifndef VMM_SYMBOLS_SYMTAB_H
+#define VMM_SYMBOLS_SYMTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vmm/loader/kernel_image.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct symbol {
+	uint64_t addr;
+	uint64_t size; /* 0 when the source does not say */
+	const char *name;
+};
+
+struct symtab {
+	struct symbol *syms;
+	size_t nr;
+};
+
+/* Collects function and text symbols from the image's .symtab. A kernel
+ * without one gives an empty table, not an error. */
+int symtab_from_elf(struct symtab *tab, const struct kernel_image *img);
+void symtab_free(struct symtab *tab);
+
+/* The symbol containing addr (the nearest one at or below it, within its
+ * size when known), or NULL; *offset gets addr - symbol address. */
+const struct symbol *symtab_lookup(const struct symtab *tab, uint64_t addr, uint64_t *offset);
+
+/* "name+0xoff" into buf; returns buf, or NULL when nothing matches. */
+const char *symtab_format(const struct symtab *tab, uint64_t addr, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VMM_SYMBOLS_SYMTAB_H */

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A virtual CPU and its run loop: KVM_RUN until something asks the VM to
+ * stop, dispatching each exit to the I/O bus or the crash reporter.
+ */
+#ifndef VMM_VCPU_H
+#define VMM_VCPU_H
+
+#include <linux/kvm.h>
+#include <stdint.h>
+
+#include "arch/x86/cpu_model.h"
+#include "vmm/vm.h"
+
+struct vcpu;
+
+/* Turns a guest address into "symbol+0xoff" for reports; may be NULL. */
+typedef const char *(*vcpu_symbolize_fn)(void *ctx, uint64_t addr, char *buf, size_t len);
+
+struct vcpu {
+	struct vm *vm;
+	unsigned id;
+	int fd;
+	struct kvm_run *run;
+	uint64_t nr_exits;
+	vcpu_symbolize_fn symbolize;
+	void *symbolize_ctx;
+	int debug_io; /* log accesses no device claims */
+};
+
+int vcpu_create(struct vcpu *vcpu, struct vm *vm, unsigned id, const struct cpu_model *model);
+void vcpu_destroy(struct vcpu *vcpu);
+
+/* Loads the boot register state (regs, sregs, FPU, MSRs). */
+int vcpu_set_boot_state(struct vcpu *vcpu, const struct kvm_regs *regs,
+			const struct kvm_sregs *sregs);
+
+/*
+ * Runs until vm_stop_reason() is set. Returns 0 when the run ended for a
+ * reason the VM recorded, or -1 with an error when KVM itself failed.
+ * Crashes (triple fault, failed entry, emulation errors) print a report on
+ * stderr and stop the VM with VM_STOP_GUEST_CRASH.
+ */
+int vcpu_run(struct vcpu *vcpu);
+
+/* Makes a KVM_RUN in progress (or the next one) return at once; safe in a
+ * signal handler. */
+void vcpu_kick(struct vcpu *vcpu);
+
+#endif /* VMM_VCPU_H */

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: MIT */
+#include "vmm/vm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/kvm.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "arch/x86/layout.h"
+#include "vmm/error.h"
+
+static int open_kvm(void)
+{
+	const char *path = getenv(VM_KVM_DEVICE_ENV);
+	int fd;
+
+	if (!path || !*path)
+		path = VM_KVM_DEVICE_DEFAULT;
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	if (errno == ENOENT)
+		return et_error("%s does not exist: KVM is not available (load kvm_intel or "
+				"kvm_amd, or enable nested virtualization)", path);
+	if (errno == EACCES || errno == EPERM)
+		return et_error("no permission to open %s (add your user to the 'kvm' group)",
+				path);
+	return et_error_errno("cannot open %s", path);
+}
+
+static const struct {
+	int cap;
+	const char *name;
+} required_caps[] = {
+	{ KVM_CAP_USER_MEMORY, "KVM_CAP_USER_MEMORY" },
+	{ KVM_CAP_IRQCHIP, "KVM_CAP_IRQCHIP" },
+	{ KVM_CAP_PIT2, "KVM_CAP_PIT2" },
+	{ KVM_CAP_SET_TSS_ADDR, "KVM_CAP_SET_TSS_ADDR" },
+	{ KVM_CAP_EXT_CPUID, "KVM_CAP_EXT_CPUID" },
+	{ KVM_CAP_IMMEDIATE_EXIT, "KVM_CAP_IMMEDIATE_EXIT" },
+};
+
+static int check_kvm(int kvm_fd)
+{
+	int version = ioctl(kvm_fd, KVM_GET_API_VERSION, 0);
+
+	if (version < 0)
+		return et_error_errno("KVM_GET_API_VERSION failed: is this really a KVM device?");
+	if (version != KVM_API_VERSION)
+		return et_error("KVM API version %d, expected %d", version, KVM_API_VERSION);
+	for (size_t i = 0; i < sizeof(required_caps) / sizeof(required_caps[0]); i++)
+		if (ioctl(kvm_fd, KVM_CHECK_EXTENSION, required_caps[i].cap) <= 0)
+			return et_error("this KVM lacks %s", required_caps[i].name);
+	return 0;
+}
+
+static int map_memory(struct vm *vm)
+{
+	for (unsigned i = 0; i < vm->mem.nr_regions; i++) {
+		const struct guest_mem_region *r = &vm->mem.regions[i];
+		struct kvm_userspace_memory_region slot = {
+			.slot = i,
+			.guest_phys_addr = r->gpa,
+			.memory_size = r->size,
+			.userspace_addr = (uintptr_t)r->host,
+		};
+
+		if (ioctl(vm->vm_fd, KVM_SET_USER_MEMORY_REGION, &slot) < 0)
+			return et_error_errno("KVM_SET_USER_MEMORY_REGION (slot %u) failed", i);
+	}
+	return 0;
+}
+
+static int create_platform(struct vm *vm)
+{
+	/* The speaker port (0x61) stays in the kernel's PIT model: Linux polls
+	 * its output bit while calibrating, and a userspace round trip per
+	 * poll would be slow or, unanswered, hang. */
+	struct kvm_pit_config pit = { .flags = KVM_PIT_SPEAKER_DUMMY };
+	uint64_t identity_map = LAYOUT_KVM_IDENTITY_MAP;
+
+	if (ioctl(vm->vm_fd, KVM_SET_TSS_ADDR, (unsigned long)LAYOUT_KVM_TSS) < 0)
+		return et_error_errno("KVM_SET_TSS_ADDR failed");
+	if (ioctl(vm->vm_fd, KVM_SET_IDENTITY_MAP_ADDR, &identity_map) < 0 && errno != ENOTTY &&
+	    errno != EINVAL)
+		return et_error_errno("KVM_SET_IDENTITY_MAP_ADDR failed");
+	if (ioctl(vm->vm_fd, KVM_CREATE_IRQCHIP, 0) < 0)
+		return et_error_errno("KVM_CREATE_IRQCHIP failed");
+	if (ioctl(vm->vm_fd, KVM_CREATE_PIT2, &pit) < 0)
+		return et_error_errno("KVM_CREATE_PIT2 failed");
+	return 0;
+}
+
+int vm_create(struct vm *vm, uint64_t mem_size)
+{
+	memset(vm, 0, sizeof(*vm));
+	vm->vm_fd = -1;
+	iobus_init(&vm->bus);
+
+	vm->kvm_fd = open_kvm();
+	if (vm->kvm_fd < 0)
+		return -1;
+	if (check_kvm(vm->kvm_fd))
+		goto fail;
+	vm->vcpu_mmap_size = ioctl(vm->kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
+	if (vm->vcpu_mmap_size <= 0) {
+		et_error_errno("KVM_GET_VCPU_MMAP_SIZE failed");
+		goto fail;
+	}
+	vm->vm_fd = ioctl(vm->kvm_fd, KVM_CREATE_VM, 0);
+	if (vm->vm_fd < 0) {
+		et_error_errno("KVM_CREATE_VM failed");
+		goto fail;
+	}
+	if (create_platform(vm) || guest_mem_init(&vm->mem, mem_size) || map_memory(vm))
+		goto fail;
+	return 0;
+fail:
+	vm_destroy(vm);
+	return -1;
+}
+
+void vm_destroy(struct vm *vm)
+{
+	if (vm->vm_fd >= 0)
+		close(vm->vm_fd);
+	if (vm->kvm_fd >= 0)
+		close(vm->kvm_fd);
+	guest_mem_free(&vm->mem);
+	iobus_free(&vm->bus);
+	vm->vm_fd = vm->kvm_fd = -1;
+}
+
+void vm_request_stop(void *opaque, enum vm_stop_reason reason, int status)
+{
+	struct vm *vm = opaque;
+	uint64_t none = 0;
+
+	atomic_compare_exchange_strong(&vm->stop, &none,
+				       (uint64_t)reason << 32 | (uint32_t)status);
+}
+
+int vm_set_irq_line(struct vm *vm, unsigned irq, int level)
+{
+	struct kvm_irq_level line = { .irq = irq, .level = (uint32_t)level };
+
+	if (ioctl(vm->vm_fd, KVM_IRQ_LINE, &line) < 0)
+		return et_error_errno("KVM_IRQ_LINE %u failed", irq);
+	return 0;
+}
+
+const char *vm_stop_reason_name(enum vm_stop_reason reason)
+{
+	switch (reason) {
+	case VM_STOP_NONE:
+		return "running";
+	case VM_STOP_DEBUG_EXIT:
+		return "debug-exit port";
+	case VM_STOP_RESET:
+		return "guest reset";
+	case VM_STOP_TIMEOUT:
+		return "timeout";
+	case VM_STOP_SIGNAL:
+		return "signal";
+	case VM_STOP_CONSOLE_QUIT:
+		return "console quit";
+	case VM_STOP_GUEST_CRASH:
+		return "guest crash";
+	case VM_STOP_HALTED:
+		return "guest halted";
+	case VM_STOP_VMM_ERROR:
+		return "VMM error";
+	}
+	return "?";
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A KVM virtual machine: the /dev/kvm and VM file descriptors, guest RAM,
+ * the in-kernel interrupt controllers and PIT, the I/O bus that devices
+ * hang off, and the shared "stop" state that ends a run.
+ */
+#ifndef VMM_VM_H
+#define VMM_VM_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vmm/guest_mem.h"
+#include "vmm/iobus.h"
+#include "vmm/stop.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The device node can be overridden for tests and unusual setups. */
+#define VM_KVM_DEVICE_DEFAULT "/dev/kvm"
+#define VM_KVM_DEVICE_ENV "EARLYTRACE_KVM_DEVICE"
+
+struct vm {
+	int kvm_fd;
+	int vm_fd;
+	int vcpu_mmap_size; /* size of each vCPU's struct kvm_run mapping */
+	struct guest_mem mem;
+	struct iobus bus;
+	/* First stop request wins; written from devices, signal handlers and
+	 * the console thread, hence one atomic word: reason << 32 | status. */
+	_Atomic uint64_t stop;
+};
+
+/* Opens KVM, creates the VM with `mem_size` bytes of RAM, the in-kernel
+ * IRQ chip and PIT. 0, or -1 with an error that says what to fix. */
+int vm_create(struct vm *vm, uint64_t mem_size);
+void vm_destroy(struct vm *vm);
+
+/* Matches vm_stop_fn so devices can call it; async-signal-safe. */
+void vm_request_stop(void *vm, enum vm_stop_reason reason, int status);
+static inline enum vm_stop_reason vm_stop_reason(struct vm *vm)
+{
+	return (enum vm_stop_reason)(atomic_load(&vm->stop) >> 32);
+}
+static inline int vm_stop_status(struct vm *vm)
+{
+	return (int)(uint32_t)atomic_load(&vm->stop);
+}
+
+/* Sets an ISA interrupt line on the in-kernel PIC/IOAPIC. */
+int vm_set_irq_line(struct vm *vm, unsigned irq, int level);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VMM_VM_H */
