@@ -25,10 +25,9 @@ static int setup_cpuid(struct vcpu *vcpu, const struct cpu_model *model)
 	struct kvm_cpuid2 *cpuid;
 	int ret = 0;
 
-	cpuid = calloc(1, sizeof(*cpuid) + CPUID_MAX_ENTRIES * sizeof(cpuid->entries[0]));
+	cpuid = cpuid_alloc(CPUID_MAX_ENTRIES);
 	if (!cpuid)
 		return et_error("out of memory");
-	cpuid->nent = CPUID_MAX_ENTRIES;
 	if (ioctl(vcpu->vm->kvm_fd, KVM_GET_SUPPORTED_CPUID, cpuid) < 0)
 		ret = et_error_errno("KVM_GET_SUPPORTED_CPUID failed");
 	if (!ret) {

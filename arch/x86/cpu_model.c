@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "arch/x86/cpu_model.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define CPUID1_ECX_CX16 (1u << 13)
@@ -57,6 +58,21 @@ const struct cpu_model *cpu_model_find(const char *name)
 const struct cpu_model *cpu_model_at(unsigned index)
 {
 	return index < sizeof(models) / sizeof(models[0]) ? &models[index] : NULL;
+}
+
+struct kvm_cpuid2 *cpuid_alloc(unsigned max_entries)
+{
+	struct kvm_cpuid2 *cpuid =
+		calloc(1, sizeof(*cpuid) + max_entries * sizeof(cpuid->entries[0]));
+
+	if (cpuid)
+		cpuid->nent = max_entries;
+	return cpuid;
+}
+
+struct kvm_cpuid_entry2 *cpuid_entry(struct kvm_cpuid2 *cpuid, unsigned index)
+{
+	return index < cpuid->nent ? &cpuid->entries[index] : NULL;
 }
 
 struct kvm_cpuid_entry2 *cpuid_find_entry(struct kvm_cpuid2 *cpuid, uint32_t leaf,

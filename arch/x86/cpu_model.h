@@ -44,6 +44,12 @@ const struct cpu_model *cpu_model_at(unsigned index);
 void cpu_model_apply(const struct cpu_model *model, struct kvm_cpuid2 *cpuid,
 		     unsigned vcpu_id);
 
+/* A zeroed table with room for `max_entries` (nent = max_entries); free()
+ * it. Entries are reached through cpuid_entry(): C++ lays out the
+ * zero-length array in struct kvm_cpuid2 differently from C. */
+struct kvm_cpuid2 *cpuid_alloc(unsigned max_entries);
+struct kvm_cpuid_entry2 *cpuid_entry(struct kvm_cpuid2 *cpuid, unsigned index);
+
 /* The entry for (leaf, subleaf) or NULL. */
 struct kvm_cpuid_entry2 *cpuid_find_entry(struct kvm_cpuid2 *cpuid, uint32_t leaf,
 					  uint32_t subleaf);

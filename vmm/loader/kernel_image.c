@@ -187,6 +187,9 @@ static int parse_elf(struct kernel_image *img)
 		return et_error("truncated or unknown ELF class");
 	if (img->data[EI_DATA] != ELFDATA2LSB)
 		return et_error("ELF is not little-endian, so not an x86 kernel");
+	if (img->size < (img->data[EI_CLASS] == ELFCLASS64 ? sizeof(Elf64_Ehdr)
+							   : sizeof(Elf32_Ehdr)))
+		return et_error("truncated ELF header (%zu bytes)", img->size);
 
 	elf = elf_memory((char *)img->data, img->size);
 	if (!elf)
@@ -216,7 +219,8 @@ int kernel_image_parse(struct kernel_image *img, const void *data, size_t size,
 		kernel_image_close(img);
 		return et_error("out of memory");
 	}
-	memcpy(img->data, data, size);
+	if (size)
+		memcpy(img->data, data, size);
 	img->size = size;
 
 	elf_version(EV_CURRENT);

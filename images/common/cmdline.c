@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+#include "cmdline.h"
+
+#include "print.h"
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n';
+}
+
+struct word {
+	const char *s;
+	size_t len;
+};
+
+static bool word_is(struct word w, const char *lit)
+{
+	size_t i;
+
+	for (i = 0; i < w.len; i++) {
+		if (lit[i] != w.s[i])
+			return false;
+	}
+	return lit[i] == '\0';
+}
+
+/* If w is "<key>=<value>", returns true and the value part. */
+static bool word_value(struct word w, const char *key, struct word *value)
+{
+	size_t i;
+
+	for (i = 0; key[i]; i++) {
+		if (i >= w.len || w.s[i] != key[i])
+			return false;
+	}
+	if (i >= w.len || w.s[i] != '=')
+		return false;
+	value->s = w.s + i + 1;
+	value->len = w.len - i - 1;
+	return true;
+}
+
+static bool parse_u32(struct word w, uint32_t *out)
+{
+	uint32_t v = 0;
+
+	if (w.len == 0)
+		return false;
+	for (size_t i = 0; i < w.len; i++) {
+		uint32_t d = (uint32_t)(w.s[i] - '0');
+
+		if (w.s[i] < '0' || w.s[i] > '9' || v > (0xffffffffu - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return true;
+}
+
+static void bad_word(struct word w)
+{
+	print_str("cmdline: bad value in ");
+	print_strn(w.s, w.len);
+	print_str("\n");
+}
+
+static void apply_word(struct word w, struct boot_opts *opts)
+{
+	struct word v;
+
+	if (word_value(w, "exit", &v)) {
+		if (!parse_u32(v, &opts->exit_status))
+			bad_word(w);
+	} else if (word_value(w, "crash", &v)) {
+		if (word_is(v, "triple"))
+			opts->crash = CRASH_TRIPLE;
+		else if (word_is(v, "hlt"))
+			opts->crash = CRASH_HLT;
+		else
+			bad_word(w);
+	} else if (word_value(w, "reboot", &v)) {
+		if (word_is(v, "kbd"))
+			opts->reboot_kbd = true;
+		else
+			bad_word(w);
+	}
+}
+
+void cmdline_parse(const char *s, size_t max, struct boot_opts *opts)
+{
+	size_t i = 0;
+
+	*opts = (struct boot_opts){ .exit_status = 0, .crash = CRASH_NONE };
+	while (i < max && s[i]) {
+		struct word w;
+
+		if (is_space(s[i])) {
+			i++;
+			continue;
+		}
+		w.s = s + i;
+		while (i < max && s[i] && !is_space(s[i]))
+			i++;
+		w.len = (size_t)(s + i - w.s);
+		apply_word(w, opts);
+	}
+}

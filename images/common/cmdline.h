@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/* The test kernels' command-line knobs (space-separated words). */
+#ifndef IMAGES_CMDLINE_H
+#define IMAGES_CMDLINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum crash_mode {
+	CRASH_NONE,
+	CRASH_TRIPLE,	/* crash=triple: triple fault after the banner */
+	CRASH_HLT,	/* crash=hlt: cli; hlt forever */
+};
+
+struct boot_opts {
+	uint32_t exit_status;	/* exit=N, written to the debug-exit port */
+	enum crash_mode crash;
+	bool reboot_kbd;	/* reboot=kbd: i8042 reset instead of debug exit */
+};
+
+/* Parses at most max bytes of s (stops at NUL). Unknown words are ignored,
+ * as a kernel ignores parameters that are not its own. */
+void cmdline_parse(const char *s, size_t max, struct boot_opts *opts);
+
+#endif /* IMAGES_CMDLINE_H */

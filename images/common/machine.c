@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+#include "machine.h"
+
+#include <earlytrace/abi.h>
+
+#include "io.h"
+
+void machine_hang(void)
+{
+	for (;;)
+		__asm__ volatile("cli; hlt");
+}
+
+void machine_exit(uint32_t status)
+{
+	outl(ET_PORT_DEBUG_EXIT, status);
+	/* Only reached if the VMM ignores the port. */
+	machine_hang();
+}
+
+void machine_reboot_kbd(void)
+{
+	outb(ET_PORT_I8042_CMD, ET_I8042_CMD_RESET);
+	for (;;)
+		__asm__ volatile("pause");
+}
+
+void machine_triple_fault(void)
+{
+	/* lidt takes limit:base; base is 32 bits in protected mode, 64 in long
+	 * mode, which is exactly the width of a pointer in each kernel. */
+	static const struct {
+		uint16_t limit;
+		uintptr_t base;
+	} __attribute__((packed)) empty_idt = { 0, 0 };
+
+	/*
+	 * With a zero-limit IDT the #UD cannot be delivered, the resulting #GP
+	 * cannot either, nor the double fault: the CPU shuts down. ud2 rather
+	 * than int3, because a tracing VMM intercepts #BP for its own sites.
+	 */
+	__asm__ volatile("lidt %0; ud2" : : "m"(empty_idt));
+	__builtin_unreachable();
+}

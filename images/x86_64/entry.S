@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * PVH entry of the x86_64 test kernel. The VMM starts us in 32-bit protected
+ * mode with paging off, flat segments and ebx = physical address of struct
+ * hvm_start_info. Everything is linked at its higher-half address, so until
+ * paging is on this code must use PHYS(symbol), as Linux's head code does.
+ *
+ * Boot page tables: the first 4 GiB identity-mapped (this code keeps
+ * running at its physical address across the switch, and C reaches
+ * start_info, the command line and modules wherever below 4 GiB the VMM put
+ * them), and the first 1 GiB again at KERNEL_VIRT_BASE for the kernel
+ * proper. One set of page directories serves both maps.
+ */
+#include "layout.h"
+
+#define PHYS(sym) ((sym) - KERNEL_VIRT_BASE)
+
+#define XEN_ELFNOTE_PHYS32_ENTRY 18
+#define BOOT_STACK_SIZE 16384
+
+#define PTE_PRESENT 0x001
+#define PTE_WRITE 0x002
+#define PTE_2M 0x080
+#define NR_PDS (IDENTITY_MAP_SIZE >> 30)	/* one page directory per GiB */
+
+#define CR0_PE 0x00000001
+#define CR0_PG 0x80000000
+#define CR4_PAE 0x00000020
+#define MSR_EFER 0xc0000080
+#define EFER_LME 0x00000100
+
+#define GDT_CODE64 0x08
+#define GDT_DATA 0x10
+
+	/* Tells a PVH loader where to enter; see kernel.ld for the PT_NOTE. */
+	.pushsection .note.Xen, "a", @note
+	.balign 4
+	.long 2f - 1f			/* namesz */
+	.long 4f - 3f			/* descsz */
+	.long XEN_ELFNOTE_PHYS32_ENTRY
+1:	.asciz "Xen"
+2:	.balign 4
+3:	.long PHYS(pvh_start)
+4:	.balign 4
+	.popsection
+
+	.section .text.boot, "ax"
+	.code32
+	.globl pvh_start
+	.type pvh_start, @function
+pvh_start:
+	cli
+	cld
+	mov %ebx, %esi			/* start_info, until boot_main */
+
+	/* The loader may not zero .bss; the page tables below need zeroes. */
+	mov $PHYS(__bss_start), %edi
+	mov $PHYS(__bss_end), %ecx
+	sub %edi, %ecx
+	shr $2, %ecx
+	xor %eax, %eax
+	rep stosl
+
+	/* Page directories: consecutive 2 MiB pages from physical 0. */
+	mov $PHYS(boot_pd), %edi
+	mov $(PTE_2M | PTE_WRITE | PTE_PRESENT), %eax
+	mov $(NR_PDS * 512), %ecx
+1:	mov %eax, (%edi)		/* high dword stays 0: all below 4 GiB */
+	add $0x200000, %eax
+	add $8, %edi
+	loop 1b
+
+	/* Low PDPT: one directory per GiB of the identity map. */
+	mov $PHYS(boot_pdpt_low), %edi
+	mov $(PHYS(boot_pd) + PTE_WRITE + PTE_PRESENT), %eax
+	mov $NR_PDS, %ecx
+2:	mov %eax, (%edi)
+	add $4096, %eax
+	add $8, %edi
+	loop 2b
+
+	/* High PDPT: slot 510 is KERNEL_VIRT_BASE, served by the first GiB. */
+	movl $(PHYS(boot_pd) + PTE_WRITE + PTE_PRESENT), PHYS(boot_pdpt_high) + 510 * 8
+
+	movl $(PHYS(boot_pdpt_low) + PTE_WRITE + PTE_PRESENT), PHYS(boot_pml4)
+	movl $(PHYS(boot_pdpt_high) + PTE_WRITE + PTE_PRESENT), PHYS(boot_pml4) + 511 * 8
+
+	/* Long mode: PAE, then EFER.LME, then paging. */
+	mov %cr4, %eax
+	or $CR4_PAE, %eax
+	mov %eax, %cr4
+	mov $PHYS(boot_pml4), %eax
+	mov %eax, %cr3
+	mov $MSR_EFER, %ecx
+	rdmsr
+	or $EFER_LME, %eax
+	wrmsr
+	mov %cr0, %eax
+	or $(CR0_PG | CR0_PE), %eax
+	mov %eax, %cr0
+
+	/* Still in compatibility mode until CS holds a 64-bit segment. */
+	lgdt PHYS(boot_gdt_desc)
+	ljmp $GDT_CODE64, $PHYS(start64)
+
+	.code64
+start64:
+	mov $GDT_DATA, %eax
+	mov %eax, %ds
+	mov %eax, %es
+	mov %eax, %ss
+	xor %eax, %eax
+	mov %eax, %fs
+	mov %eax, %gs
+
+	/* Leave the identity map for the addresses we are linked at. */
+	movabs $high64, %rax
+	jmp *%rax
+high64:
+	mov $boot_stack_top, %rsp
+	mov %esi, %edi			/* boot_main(start_info_pa) */
+	call boot_main
+3:	cli
+	hlt
+	jmp 3b
+	.size pvh_start, . - pvh_start
+
+	.section .rodata
+	.balign 8
+boot_gdt:
+	.quad 0
+	.quad 0x00af9a000000ffff	/* GDT_CODE64: present, DPL 0, L */
+	.quad 0x00cf92000000ffff	/* GDT_DATA: flat read/write */
+boot_gdt_end:
+boot_gdt_desc:
+	.word boot_gdt_end - boot_gdt - 1
+	.long PHYS(boot_gdt)		/* lgdt runs before paging */
+
+	.section .bss
+	.balign 4096
+boot_pml4:
+	.skip 4096
+boot_pdpt_low:
+	.skip 4096
+boot_pdpt_high:
+	.skip 4096
+boot_pd:
+	.skip NR_PDS * 4096
+	.balign 16
+boot_stack:
+	.skip BOOT_STACK_SIZE
+boot_stack_top:
+
+	.section .note.GNU-stack, "", @progbits

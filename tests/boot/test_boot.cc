@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: MIT
+// Boot tests: the real VMM binary boots the test kernels under KVM and the
+// tests read what a user would see: console output and exit status.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+
+#include <fstream>
+#include <regex>
+#include <string>
+
+#include "tests/boot/vmm_process.h"
+
+#define REQUIRE_KVM()                                                        \
+	do {                                                                 \
+		if (!kvm_available())                                        \
+			GTEST_SKIP() << "/dev/kvm is not usable here";       \
+	} while (0)
+
+namespace {
+
+// "calltree phase=P total=N" -> N, or -1.
+long calltree_total(const std::string &out, const std::string &phase)
+{
+	std::smatch m;
+	std::regex re("calltree phase=" + phase + " total=([0-9]+)");
+	return std::regex_search(out, m, re) ? std::stol(m[1]) : -1;
+}
+
+long calltree_calls(const std::string &out, const std::string &phase, const std::string &fn)
+{
+	std::smatch m;
+	std::regex re("calltree phase=" + phase + " fn=" + fn + " calls=([0-9]+)");
+	return std::regex_search(out, m, re) ? std::stol(m[1]) : -1;
+}
+
+// Expected counts, derived in images/common/calltree.c from its shape.
+void expect_calltree(const std::string &out, const std::string &phase)
+{
+	EXPECT_EQ(calltree_calls(out, phase, "ct_root"), 4) << out;
+	EXPECT_EQ(calltree_calls(out, phase, "ct_branch"), 32) << out;
+	EXPECT_EQ(calltree_calls(out, phase, "ct_leaf"), 512) << out;
+	EXPECT_EQ(calltree_calls(out, phase, "ct_fib"), 268) << out;
+	EXPECT_EQ(calltree_total(out, phase), 816) << out;
+}
+
+} // namespace
+
+TEST(Boot, X86_64KernelRunsItsCallTreeAndExitsWithItsStatus)
+{
+	REQUIRE_KVM();
+	VmmResult r = run_vmm({ "run", "--kernel", image("x86_64"), "--mem", "32M", "--append",
+				"exit=7 hello", "--timeout", "60" });
+	EXPECT_EQ(r.status, 7) << r.err;
+	EXPECT_NE(r.out.find("earlytrace test kernel x86_64 abi 1"), std::string::npos) << r.out;
+	EXPECT_NE(r.out.find("cmdline: exit=7 hello"), std::string::npos) << r.out;
+	expect_calltree(r.out, "longmode");
+	EXPECT_NE(r.out.find("done"), std::string::npos);
+	EXPECT_EQ(r.err, "");
+}
+
+TEST(Boot, I386KernelRunsWithPagingOff)
+{
+	REQUIRE_KVM();
+	VmmResult r = run_vmm({ "run", "--kernel", image("i386"), "--mem", "32M", "--timeout", "60" });
+	EXPECT_EQ(r.status, 0) << r.err << r.out;
+	EXPECT_NE(r.out.find("earlytrace test kernel i386 abi 1"), std::string::npos) << r.out;
+	expect_calltree(r.out, "prepaging");
+	EXPECT_NE(r.out.find("done"), std::string::npos);
+}
+
+TEST(Boot, I386KernelRunsAtItsHigherHalfAlias)
+{
+	REQUIRE_KVM();
+	VmmResult r = run_vmm({ "run", "--kernel", image("i386"), "--mem", "32M", "--timeout", "60" });
+	ASSERT_EQ(r.status, 0) << r.err << r.out;
+	// Nested kvm-pvm refuses 32-bit paging with #GP; the image says so.
+	if (r.out.find("paging: unsupported, the CPU refused CR0.PG") != std::string::npos)
+		GTEST_SKIP() << "this KVM cannot run 32-bit paging (kvm-pvm)";
+	EXPECT_NE(r.out.find("paging: on, alias 0xc0000000"), std::string::npos) << r.out;
+	expect_calltree(r.out, "paging");
+}
+
+TEST(Boot, ExitStatusZeroAndMaximum)
+{
+	REQUIRE_KVM();
+	EXPECT_EQ(run_vmm({ "run", "-k", image("x86_64"), "-m", "16M", "-p", "exit=0" }).status, 0);
+	EXPECT_EQ(run_vmm({ "run", "-k", image("x86_64"), "-m", "16M", "-p", "exit=255" }).status, 255);
+}
+
+TEST(Boot, GuestSeesTheMemoryMapWeGiveIt)
+{
+	REQUIRE_KVM();
+	VmmResult r = run_vmm({ "run", "--kernel", image("x86_64"), "--mem", "64M" });
+	ASSERT_EQ(r.status, 0) << r.err;
+	EXPECT_NE(r.out.find("memmap: 3 entries"), std::string::npos) << r.out;
+	EXPECT_NE(r.out.find("memmap 0x0 0x9fc00 1"), std::string::npos) << r.out;
+	EXPECT_NE(r.out.find("memmap 0x9fc00 0x60400 2"), std::string::npos) << r.out;
+	EXPECT_NE(r.out.find("memmap 0x100000 0x3f00000 1"), std::string::npos) << r.out;
+	EXPECT_NE(r.out.find("modules: 0"), std::string::npos);
+}
+
+TEST(Boot, InitrdArrivesAsModuleZero)
+{
+	REQUIRE_KVM();
+	std::string rd = temp_path("initrd.img");
+	{
+		std::ofstream f(rd, std::ios::binary);
+		f << "INITRD-MARKER-42" << std::string(10000, 'x');
+	}
+	VmmResult r = run_vmm({ "run", "--kernel", image("i386"), "--mem", "32M", "--initrd", rd });
+	EXPECT_EQ(r.status, 0) << r.err;
+	EXPECT_NE(r.out.find("modules: 1"), std::string::npos) << r.out;
+	std::smatch m;
+	ASSERT_TRUE(std::regex_search(r.out, m, std::regex("module 0x([0-9a-f]+) 0x([0-9a-f]+) first=INITRD-MARKER-42")))
+		<< r.out;
+	EXPECT_EQ(std::stoul(m[2], nullptr, 16), 10016u);
+	// Page-aligned at the top of RAM.
+	unsigned long paddr = std::stoul(m[1], nullptr, 16);
+	EXPECT_EQ(paddr % 4096, 0u);
+	EXPECT_LE(paddr + 10016, 32ul << 20);
+	EXPECT_GT(paddr + 10016 + 4096, 32ul << 20);
+	remove(rd.c_str());
+}
+
+TEST(Boot, KeyboardControllerResetEndsTheRunCleanly)
+{
+	REQUIRE_KVM();
+	VmmResult r = run_vmm({ "run", "--kernel", image("x86_64"), "--mem", "16M", "--append",
+				"reboot=kbd exit=9" });
+	EXPECT_EQ(r.status, 0) << r.err << r.out;
+	EXPECT_EQ(r.err, "");
+}
+
+TEST(Boot, TripleFaultGivesACrashReport)
+{
+	REQUIRE_KVM();
+	for (const char *arch : { "i386", "x86_64" }) {
+		VmmResult r = run_vmm({ "run", "--kernel", image(arch), "--mem", "16M", "--append",
+					"crash=triple" });
+		EXPECT_EQ(r.status, 2) << arch << r.err;
+		EXPECT_NE(r.err.find("earlytrace: guest stopped: triple fault (KVM_EXIT_SHUTDOWN)"),
+			  std::string::npos) << arch << r.err;
+		EXPECT_NE(r.err.find("rip="), std::string::npos) << r.err;
+		EXPECT_NE(r.err.find("cr0="), std::string::npos) << r.err;
+		// The faulting instruction, decoded, with its symbol.
+		EXPECT_TRUE(std::regex_search(r.err, std::regex("code: [0-9a-f]{16} <[a-z_0-9]+\\+0x[0-9a-f]+>: ")))
+			<< arch << r.err;
+	}
+}
+
+TEST(Boot, TimeoutCutsAHungGuest)
+{
+	REQUIRE_KVM();
+	VmmResult r = run_vmm({ "run", "--kernel", image("x86_64"), "--mem", "16M", "--append",
+				"crash=hlt", "--timeout", "0.5" });
+	EXPECT_EQ(r.status, 124) << r.err;
+	EXPECT_NE(r.err.find("guest still running after 0.5 s (--timeout)"), std::string::npos) << r.err;
+	EXPECT_NE(r.out.find("earlytrace test kernel"), std::string::npos);
+}
+
+TEST(Boot, SigtermStopsTheVmm)
+{
+	REQUIRE_KVM();
+	VmmRun run;
+	run.args = { "run", "--kernel", image("x86_64"), "--mem", "16M", "--append", "crash=hlt" };
+	run.wait_for = "earlytrace test kernel";
+	run.send_signal = SIGTERM;
+	run.harness_timeout_s = 30;
+	VmmResult r = run_vmm(run);
+	EXPECT_FALSE(r.timed_out);
+	EXPECT_EQ(r.status, 128 + SIGTERM) << r.err;
+	EXPECT_NE(r.err.find("stopped by signal 15"), std::string::npos) << r.err;
+}
+
+TEST(Cli, HelpAndVersion)
+{
+	VmmResult r = run_vmm({ "--help" });
+	EXPECT_EQ(r.status, 0);
+	EXPECT_NE(r.out.find("Usage: earlytrace COMMAND"), std::string::npos);
+	r = run_vmm({ "run", "--help" });
+	EXPECT_EQ(r.status, 0);
+	EXPECT_NE(r.out.find("--kernel FILE"), std::string::npos);
+	r = run_vmm({ "--version" });
+	EXPECT_EQ(r.status, 0);
+	EXPECT_TRUE(std::regex_search(r.out, std::regex("^earlytrace [0-9]+\\.[0-9]+\\.[0-9]+ \\(guest ABI 1\\)\n$")))
+		<< r.out;
+	r = run_vmm({ "run", "--cpu", "help" });
+	EXPECT_EQ(r.status, 0);
+	EXPECT_NE(r.out.find("nested-pvm"), std::string::npos);
+	EXPECT_NE(r.out.find("hides cx16"), std::string::npos);
+}

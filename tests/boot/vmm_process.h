@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: MIT
+// Runs the earlytrace binary as a user would and collects what it printed.
+#ifndef TESTS_BOOT_VMM_PROCESS_H
+#define TESTS_BOOT_VMM_PROCESS_H
+
+#include <string>
+#include <vector>
+
+struct VmmResult {
+	int status = -1;	 // exit status, or 128 + signal if killed
+	bool timed_out = false;	 // the harness had to kill it
+	std::string out, err;
+};
+
+struct VmmRun {
+	std::vector<std::string> args;	   // after the program name
+	std::vector<std::string> env;	   // extra NAME=VALUE entries
+	double harness_timeout_s = 60;	   // safety net; tests set --timeout themselves
+	std::string wait_for;		   // when this appears on stdout...
+	int send_signal = 0;		   // ...send this signal
+};
+
+VmmResult run_vmm(const VmmRun &run);
+
+// Convenience: run with arguments only.
+VmmResult run_vmm(std::vector<std::string> args);
+
+bool kvm_available();
+std::string image(const char *arch);
+std::string temp_path(const std::string &name);
+
+#endif // TESTS_BOOT_VMM_PROCESS_H

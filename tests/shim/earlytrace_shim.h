@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The C API the tests exercise, in one header C++ can include. Every C
+ * header already wraps its declarations in extern "C"; this file only
+ * gathers them, so a test reads like a client of the library.
+ */
+#ifndef TESTS_SHIM_EARLYTRACE_SHIM_H
+#define TESTS_SHIM_EARLYTRACE_SHIM_H
+
+#include "arch/x86/boot_cpu.h"
+#include "arch/x86/cpu_model.h"
+#include "arch/x86/disasm.h"
+#include "arch/x86/gdt.h"
+#include "arch/x86/layout.h"
+#include "earlytrace/abi.h"
+#include "vmm/boot/pvh.h"
+#include "vmm/cli.h"
+#include "vmm/error.h"
+#include "vmm/guest_mem.h"
+#include "vmm/hw/debug_exit.h"
+#include "vmm/hw/i8042.h"
+#include "vmm/hw/serial8250.h"
+#include "vmm/iobus.h"
+#include "vmm/loader/initrd.h"
+#include "vmm/loader/kernel_image.h"
+#include "vmm/stop.h"
+#include "vmm/symbols/symtab.h"
+
+#endif /* TESTS_SHIM_EARLYTRACE_SHIM_H */

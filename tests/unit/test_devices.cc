@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+// The small platform devices: i8042 reset and self tests, debug exit.
+#include <gtest/gtest.h>
+
+#include "tests/shim/earlytrace_shim.h"
+
+namespace {
+
+struct StopLog {
+	int count = 0;
+	enum vm_stop_reason reason = VM_STOP_NONE;
+	int status = -1;
+};
+
+void on_stop(void *ctx, enum vm_stop_reason reason, int status)
+{
+	StopLog *log = static_cast<StopLog *>(ctx);
+	log->count++;
+	log->reason = reason;
+	log->status = status;
+}
+
+uint8_t rd(void (*fn)(void *, uint64_t, uint8_t *, uint32_t, bool), void *dev)
+{
+	uint8_t v = 0;
+	fn(dev, 0, &v, 1, false);
+	return v;
+}
+
+void wr(void (*fn)(void *, uint64_t, uint8_t *, uint32_t, bool), void *dev, uint8_t v)
+{
+	fn(dev, 0, &v, 1, true);
+}
+
+} // namespace
+
+TEST(I8042, ResetCommandStopsCleanly)
+{
+	StopLog log;
+	struct i8042 kbc;
+	i8042_init(&kbc, on_stop, &log);
+	wr(i8042_cmd_io, &kbc, 0xfe);
+	EXPECT_EQ(log.count, 1);
+	EXPECT_EQ(log.reason, VM_STOP_RESET);
+	EXPECT_EQ(log.status, 0);
+}
+
+TEST(I8042, OutputPortResetBit)
+{
+	StopLog log;
+	struct i8042 kbc;
+	i8042_init(&kbc, on_stop, &log);
+	wr(i8042_cmd_io, &kbc, 0xd1);
+	wr(i8042_data_io, &kbc, 0x01); // reset line stays high
+	EXPECT_EQ(log.count, 0);
+	wr(i8042_cmd_io, &kbc, 0xd1);
+	wr(i8042_data_io, &kbc, 0x00); // pulls it low
+	EXPECT_EQ(log.reason, VM_STOP_RESET);
+}
+
+TEST(I8042, SelfTestAndConfigByte)
+{
+	StopLog log;
+	struct i8042 kbc;
+	i8042_init(&kbc, on_stop, &log);
+	EXPECT_EQ(rd(i8042_cmd_io, &kbc) & 0x01, 0); // nothing to read
+	wr(i8042_cmd_io, &kbc, 0xaa);
+	EXPECT_EQ(rd(i8042_cmd_io, &kbc) & 0x01, 1);
+	EXPECT_EQ(rd(i8042_data_io, &kbc), 0x55);
+	EXPECT_EQ(rd(i8042_cmd_io, &kbc) & 0x01, 0);
+
+	wr(i8042_cmd_io, &kbc, 0x60);
+	wr(i8042_data_io, &kbc, 0x30);
+	wr(i8042_cmd_io, &kbc, 0x20);
+	EXPECT_EQ(rd(i8042_data_io, &kbc), 0x30);
+	EXPECT_EQ(log.count, 0);
+}
+
+TEST(DebugExit, StatusIsTheLowByte)
+{
+	StopLog log;
+	struct debug_exit dev = { on_stop, &log };
+	uint8_t value[4] = { 0x07, 0x01, 0, 0 }; // 32-bit write of 0x107
+	debug_exit_io(&dev, 0, value, 4, true);
+	EXPECT_EQ(log.reason, VM_STOP_DEBUG_EXIT);
+	EXPECT_EQ(log.status, 7);
+}
+
+TEST(DebugExit, ReadsDoNotStop)
+{
+	StopLog log;
+	struct debug_exit dev = { on_stop, &log };
+	uint8_t v = 0;
+	debug_exit_io(&dev, 0, &v, 1, false);
+	EXPECT_EQ(log.count, 0);
+}
