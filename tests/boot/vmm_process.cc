@@ -47,6 +47,8 @@ VmmResult run_vmm(const VmmRun &run)
 		dup2(devnull, 0);
 		dup2(out[1], 1);
 		dup2(err[1], 2);
+		if (run.as_nobody && (setgid(65534) || setuid(65534)))
+			_exit(126);
 		execv(bin.c_str(), argv.data());
 		_exit(127);
 	}

@@ -18,6 +18,7 @@ struct VmmRun {
 	double harness_timeout_s = 60;	   // safety net; tests set --timeout themselves
 	std::string wait_for;		   // when this appears on stdout...
 	int send_signal = 0;		   // ...send this signal
+	bool as_nobody = false;		   // drop root first (uid/gid 65534)
 };
 
 VmmResult run_vmm(const VmmRun &run);
