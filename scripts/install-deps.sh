@@ -8,6 +8,7 @@ PACKAGES=(
 	linux-libc-dev           # linux/kvm.h
 	libcapstone-dev          # decoding guest instructions
 	libelf-dev               # reading kernel ELF images
+	liblz4-dev libzstd-dev liblzma-dev zlib1g-dev  # bzImage payloads
 	libgtest-dev             # unit and boot tests
 )
 

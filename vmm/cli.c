@@ -18,6 +18,7 @@ const char cli_usage[] =
 	"\n"
 	"Commands:\n"
 	"  run        boot a kernel and show its console\n"
+	"  sites      list a kernel's traceable function sites\n"
 	"  help       show this help (also --help, -h)\n"
 	"  version    show the version (also --version)\n"
 	"\n"
@@ -26,16 +27,19 @@ const char cli_usage[] =
 const char cli_run_usage[] =
 	"Usage: earlytrace run --kernel FILE [OPTIONS]\n"
 	"\n"
-	"Boots FILE (an ELF kernel with a PVH entry note) on one vCPU; the guest's\n"
-	"COM1 is this terminal. Ctrl-A x quits; Ctrl-A Ctrl-A sends Ctrl-A.\n"
+	"Boots FILE (a bzImage, or a vmlinux ELF) on one vCPU; the guest's COM1 is\n"
+	"this terminal. Ctrl-A x quits; Ctrl-A Ctrl-A sends Ctrl-A.\n"
 	"\n"
 	"  -k, --kernel FILE      kernel to boot (required)\n"
-	"  -i, --initrd FILE      initial ramdisk, passed as PVH module 0\n"
+	"  -i, --initrd FILE      initial ramdisk\n"
 	"  -p, --append STR       kernel command line\n"
 	"  -m, --mem SIZE         guest RAM, e.g. 64M or 1G; a bare number is MiB\n"
 	"                         (default 512M)\n"
 	"      --timeout SECONDS  stop the guest after this long (exit status 124)\n"
-	"      --cpu MODEL        CPU model: host (default), nested-pvm; 'help' lists them\n"
+	"      --cpu MODEL        CPU model: auto (default), host, nested-pvm;\n"
+	"                         'help' lists them\n"
+	"      --boot PROTOCOL    auto (default: pvh when the kernel has a PVH note,\n"
+	"                         else linux64), pvh, or linux64\n"
 	"      --debug-io         log port and MMIO accesses no device claims\n"
 	"  -h, --help             show this help\n"
 	"\n"
@@ -110,6 +114,7 @@ int cli_parse_seconds(const char *text, double *seconds)
 enum {
 	OPT_TIMEOUT = 256,
 	OPT_CPU,
+	OPT_BOOT,
 	OPT_DEBUG_IO,
 };
 
@@ -120,6 +125,7 @@ static const struct option run_options_table[] = {
 	{ "mem", required_argument, NULL, 'm' },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "cpu", required_argument, NULL, OPT_CPU },
+	{ "boot", required_argument, NULL, OPT_BOOT },
 	{ "debug-io", no_argument, NULL, OPT_DEBUG_IO },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -175,6 +181,10 @@ int cli_parse_run(int argc, char **argv, struct run_options *opts)
 				return et_error("--cpu: unknown CPU model '%s' (try --cpu help)",
 						optarg);
 			opts->cpu_model = optarg;
+			break;
+		case OPT_BOOT:
+			if (boot_protocol_parse(optarg, &opts->boot))
+				return et_error_prefix("--boot");
 			break;
 		case OPT_DEBUG_IO:
 			opts->debug_io = true;

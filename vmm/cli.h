@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "vmm/boot/boot.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -22,6 +24,7 @@ struct run_options {
 	uint64_t mem_size;
 	double timeout_s;     /* 0: no timeout */
 	const char *cpu_model;
+	enum boot_protocol boot;
 	bool debug_io;
 	bool help;	      /* --help given: print usage, do nothing else */
 	bool list_cpu_models; /* --cpu help */

@@ -8,6 +8,7 @@
 
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/time.h>
@@ -17,7 +18,8 @@
 #include "arch/x86/cpu_model.h"
 #include "arch/x86/layout.h"
 #include "earlytrace/abi.h"
-#include "vmm/boot/pvh.h"
+#include "vmm/boot/boot.h"
+#include "vmm/boot/cmdline.h"
 #include "vmm/cli.h"
 #include "vmm/console.h"
 #include "vmm/error.h"
@@ -132,25 +134,49 @@ static int attach_devices(struct machine *m)
 	return 0;
 }
 
-static int load_guest(struct machine *m, const struct run_options *o)
+/* The user's command line plus what the CPU model needs Linux to know. */
+static char *effective_cmdline(const struct machine *m, const struct cpu_model *model,
+			       const char *user)
 {
-	struct pvh_boot_info boot = { .cmdline = o->append };
+	char *added = NULL, *cmdline;
+	const char *params = m->kernel.is_linux ? model->linux_params : NULL;
+
+	cmdline = cmdline_append_params(user, params, &added);
+	if (!cmdline) {
+		et_error("out of memory");
+		return NULL;
+	}
+	if (added && added[0])
+		fprintf(stderr, "earlytrace: added '%s' to the kernel command line: CPU model %s: %s\n",
+			added, model->name, model->linux_params_reason);
+	free(added);
+	return cmdline;
+}
+
+static int load_guest(struct machine *m, const struct run_options *o,
+		      const struct cpu_model *model)
+{
+	struct boot_request boot = { .protocol = o->boot };
 	struct kvm_regs regs;
 	struct kvm_sregs sregs;
+	char *cmdline;
+	int ret;
 
-	if (kernel_image_load(&m->kernel, &m->vm.mem))
+	if (boot_choose_protocol(&m->kernel, o->boot, &boot.protocol) ||
+	    kernel_image_load(&m->kernel, &m->vm.mem))
 		return -1;
 	if (o->initrd && initrd_load(&m->vm.mem, o->initrd, m->kernel.phys_end,
 				     &boot.initrd_paddr, &boot.initrd_size))
 		return -1;
-	if (pvh_write_start_info(&m->vm.mem, &boot))
-		return -1;
 	if (ioctl(m->vcpu.fd, KVM_GET_SREGS, &sregs) < 0)
 		return et_error_errno("KVM_GET_SREGS failed");
-	if (boot_cpu_setup_pvh(&m->vm.mem, m->kernel.pvh_entry, LAYOUT_PVH_START_INFO, &regs,
-			       &sregs))
+	cmdline = effective_cmdline(m, model, o->append);
+	if (!cmdline)
 		return -1;
-	return vcpu_set_boot_state(&m->vcpu, &regs, &sregs);
+	boot.cmdline = cmdline;
+	ret = boot_prepare(&m->vm.mem, &m->kernel, &boot, &regs, &sregs);
+	free(cmdline);
+	return ret ? ret : vcpu_set_boot_state(&m->vcpu, &regs, &sregs);
 }
 
 static int exit_status_for(struct machine *m, double timeout_s)
@@ -180,21 +206,20 @@ static int exit_status_for(struct machine *m, double timeout_s)
 static int run_machine(struct machine *m, const struct run_options *o)
 {
 	const struct cpu_model *model = cpu_model_find(o->cpu_model);
+	enum boot_protocol protocol;
 	int status = EXIT_STATUS_ERROR;
 	bool ready = false;
 
 	if (kernel_image_open(&m->kernel, o->kernel))
 		goto report;
-	if (!m->kernel.has_pvh) {
-		et_error("%s: no PVH entry note (XEN_ELFNOTE_PHYS32_ENTRY); build the kernel "
-			 "with CONFIG_PVH=y", o->kernel);
+	/* Refuse a kernel we cannot boot before touching KVM. */
+	if (boot_choose_protocol(&m->kernel, o->boot, &protocol))
 		goto out_kernel;
-	}
 	if (vm_create(&m->vm, o->mem_size))
 		goto out_kernel;
 	if (vcpu_create(&m->vcpu, &m->vm, 0, model))
 		goto out_vm;
-	if (attach_devices(m) || load_guest(m, o) || symtab_from_elf(&m->symbols, &m->kernel))
+	if (attach_devices(m) || load_guest(m, o, model) || symtab_from_elf(&m->symbols, &m->kernel))
 		goto out_vcpu;
 	m->vcpu.symbolize = symbolize;
 	m->vcpu.symbolize_ctx = &m->symbols;
@@ -228,10 +253,13 @@ static void list_cpu_models(void)
 
 	for (unsigned i = 0; (model = cpu_model_at(i)) != NULL; i++) {
 		printf("%-12s %s%s\n", model->name, model->description,
-		       strcmp(model->name, CPU_MODEL_DEFAULT) ? "" : " (default)");
+		       model == cpu_model_auto() ? " (auto picks it on this host)" : "");
 		for (unsigned j = 0; j < model->nr_hidden; j++)
 			printf("             hides %s: %s\n", model->hidden[j].name,
 			       model->hidden[j].reason);
+		if (model->linux_params)
+			printf("             adds '%s' for Linux guests: %s\n", model->linux_params,
+			       model->linux_params_reason);
 	}
 }
 

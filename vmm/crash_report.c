@@ -41,22 +41,6 @@ static enum x86_code_mode code_mode(const struct kvm_sregs *s)
 	return s->cs.db ? X86_CODE32 : X86_CODE16;
 }
 
-/* Guest-physical address of a linear address, via KVM's own walk. */
-static int linear_to_phys(struct vcpu *vcpu, const struct kvm_sregs *s, uint64_t linear,
-			  uint64_t *phys)
-{
-	struct kvm_translation tr = { .linear_address = linear };
-
-	if (!(s->cr0 & X86_CR0_PG)) {
-		*phys = code_mode(s) == X86_CODE64 ? linear : (uint32_t)linear;
-		return 0;
-	}
-	if (ioctl(vcpu->fd, KVM_TRANSLATE, &tr) < 0 || !tr.valid)
-		return -1;
-	*phys = tr.physical_address;
-	return 0;
-}
-
 static void print_instruction(struct vcpu *vcpu, const struct kvm_regs *r,
 			      const struct kvm_sregs *s, FILE *out)
 {
@@ -66,7 +50,7 @@ static void print_instruction(struct vcpu *vcpu, const struct kvm_regs *r,
 	char text[160], sym[160];
 	const uint8_t *src;
 
-	if (linear_to_phys(vcpu, s, linear, &phys)) {
+	if (vcpu_linear_to_phys(vcpu, linear, &phys)) {
 		fprintf(out, "  code: rip 0x%llx is not mapped\n", (unsigned long long)r->rip);
 		return;
 	}

@@ -6,6 +6,7 @@
 #include "earlytrace/abi.h"
 #include "vmm/cli.h"
 #include "vmm/cmd_run.h"
+#include "vmm/cmd_sites.h"
 #include "vmm/stop.h"
 #include "vmm/version.h"
 
@@ -25,6 +26,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "run"))
 		return cmd_run(argc - 1, argv + 1);
+	if (!strcmp(cmd, "sites"))
+		return cmd_sites(argc - 1, argv + 1);
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
 		fputs(cli_usage, stdout);
 		return 0;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "arch/x86/boot_cpu.h"
+#include "arch/x86/insn.h"
 #include "vmm/crash_report.h"
 #include "vmm/error.h"
 
@@ -138,6 +139,52 @@ static void handle_mmio(struct vcpu *vcpu)
 			(unsigned long long)run->mmio.phys_addr, len);
 }
 
+int vcpu_linear_to_phys(struct vcpu *vcpu, uint64_t linear, uint64_t *phys)
+{
+	struct kvm_translation tr = { .linear_address = linear };
+
+	if (ioctl(vcpu->fd, KVM_TRANSLATE, &tr) < 0 || !tr.valid)
+		return -1;
+	*phys = tr.physical_address;
+	return 0;
+}
+
+/*
+ * Some KVMs cannot execute int3 in guest kernel mode and stop with an
+ * emulation failure at it (nested kvm-pvm does). Real hardware would have
+ * raised #BP through the guest's IDT, so do exactly that: step over the
+ * int3 (#BP is a trap) and inject the exception. Linux's boot-time int3
+ * self-test depends on it. Never reached on KVMs that deliver int3 natively.
+ */
+static bool reflect_guest_int3(struct vcpu *vcpu)
+{
+	struct kvm_vcpu_events events;
+	struct kvm_regs regs;
+	struct kvm_sregs sregs;
+	uint64_t phys;
+	const uint8_t *insn;
+
+	if (vcpu->run->internal.suberror != KVM_INTERNAL_ERROR_EMULATION ||
+	    ioctl(vcpu->fd, KVM_GET_REGS, &regs) < 0 || ioctl(vcpu->fd, KVM_GET_SREGS, &sregs) < 0 ||
+	    vcpu_linear_to_phys(vcpu, sregs.cs.base + regs.rip, &phys))
+		return false;
+	insn = guest_mem_ptr(&vcpu->vm->mem, phys, 1);
+	if (!insn || *insn != X86_OPCODE_INT3)
+		return false;
+	if (ioctl(vcpu->fd, KVM_GET_VCPU_EVENTS, &events) < 0)
+		return false;
+	regs.rip += 1;
+	events.exception.injected = 1;
+	events.exception.nr = X86_VECTOR_BP;
+	events.exception.has_error_code = 0;
+	events.flags = 0;
+	if (ioctl(vcpu->fd, KVM_SET_REGS, &regs) < 0 ||
+	    ioctl(vcpu->fd, KVM_SET_VCPU_EVENTS, &events) < 0)
+		return false;
+	vcpu->nr_reflected_int3++;
+	return true;
+}
+
 static void crash(struct vcpu *vcpu, const char *what)
 {
 	crash_report(vcpu, what, stderr);
@@ -182,7 +229,8 @@ static int dispatch_exit(struct vcpu *vcpu)
 		crash(vcpu, "VM entry failed (KVM_EXIT_FAIL_ENTRY)");
 		return 0;
 	case KVM_EXIT_INTERNAL_ERROR:
-		crash(vcpu, "KVM internal error (KVM_EXIT_INTERNAL_ERROR)");
+		if (!reflect_guest_int3(vcpu))
+			crash(vcpu, "KVM internal error (KVM_EXIT_INTERNAL_ERROR)");
 		return 0;
 	case KVM_EXIT_SYSTEM_EVENT:
 		handle_system_event(vcpu);

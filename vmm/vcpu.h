@@ -26,6 +26,7 @@ struct vcpu {
 	vcpu_symbolize_fn symbolize;
 	void *symbolize_ctx;
 	int debug_io; /* log accesses no device claims */
+	uint64_t nr_reflected_int3; /* guest int3s delivered for the KVM */
 };
 
 int vcpu_create(struct vcpu *vcpu, struct vm *vm, unsigned id, const struct cpu_model *model);
@@ -42,6 +43,10 @@ int vcpu_set_boot_state(struct vcpu *vcpu, const struct kvm_regs *regs,
  * stderr and stop the VM with VM_STOP_GUEST_CRASH.
  */
 int vcpu_run(struct vcpu *vcpu);
+
+/* Guest-physical address of a linear address, through the guest's own
+ * page tables as KVM walks them (identity when paging is off). */
+int vcpu_linear_to_phys(struct vcpu *vcpu, uint64_t linear, uint64_t *phys);
 
 /* Makes a KVM_RUN in progress (or the next one) return at once; safe in a
  * signal handler. */

@@ -6,37 +6,49 @@
 #include "arch/x86/gdt.h"
 #include "arch/x86/layout.h"
 
+_Static_assert(LAYOUT_BOOT_GDT + 8 * LAYOUT_BOOT_GDT_ENTRIES <= LAYOUT_BOOT_IDT,
+	       "boot GDT runs into the IDT");
+
 enum { GDT_NULL, GDT_CODE, GDT_DATA, GDT_TSS };
+/* The Linux boot protocol's selectors: __BOOT_CS 0x10, __BOOT_DS 0x18. */
+enum { GDT64_CODE = 2, GDT64_DATA = 3, GDT64_TSS = 4 };
+
+static int write_tables(const struct guest_mem *gm, const uint64_t *gdt, unsigned entries,
+			struct kvm_sregs *sregs)
+{
+	const uint64_t idt = 0;
+
+	if (guest_mem_write(gm, LAYOUT_BOOT_GDT, gdt, entries * sizeof(gdt[0])) ||
+	    guest_mem_write(gm, LAYOUT_BOOT_IDT, &idt, sizeof(idt)))
+		return -1;
+	sregs->gdt.base = LAYOUT_BOOT_GDT;
+	sregs->gdt.limit = (uint16_t)(entries * sizeof(gdt[0]) - 1);
+	sregs->idt.base = LAYOUT_BOOT_IDT;
+	sregs->idt.limit = sizeof(idt) - 1;
+	/* No LDT: mark it unusable rather than leave reset-state garbage. */
+	memset(&sregs->ldt, 0, sizeof(sregs->ldt));
+	sregs->ldt.unusable = 1;
+	return 0;
+}
 
 int boot_cpu_setup_pvh(const struct guest_mem *gm, uint32_t entry, uint32_t start_info,
 		       struct kvm_regs *regs, struct kvm_sregs *sregs)
 {
-	const uint64_t gdt[LAYOUT_BOOT_GDT_ENTRIES] = {
+	const uint64_t gdt[4] = {
 		[GDT_NULL] = 0,
 		[GDT_CODE] = gdt_entry(GDT_FLAGS_CODE32, 0, 0xfffff),
 		[GDT_DATA] = gdt_entry(GDT_FLAGS_DATA32, 0, 0xfffff),
 		/* The PVH ABI asks for a TSS with base 0 and limit 0x67. */
 		[GDT_TSS] = gdt_entry(GDT_FLAGS_TSS32, 0, 0x67),
 	};
-	const uint64_t idt = 0;
 	struct kvm_segment data;
 
-	if (guest_mem_write(gm, LAYOUT_BOOT_GDT, gdt, sizeof(gdt)) ||
-	    guest_mem_write(gm, LAYOUT_BOOT_IDT, &idt, sizeof(idt)))
+	if (write_tables(gm, gdt, 4, sregs))
 		return -1;
-
-	sregs->gdt.base = LAYOUT_BOOT_GDT;
-	sregs->gdt.limit = sizeof(gdt) - 1;
-	sregs->idt.base = LAYOUT_BOOT_IDT;
-	sregs->idt.limit = sizeof(idt) - 1;
-
 	sregs->cs = gdt_to_kvm_segment(gdt[GDT_CODE], GDT_CODE);
 	data = gdt_to_kvm_segment(gdt[GDT_DATA], GDT_DATA);
 	sregs->ds = sregs->es = sregs->fs = sregs->gs = sregs->ss = data;
 	sregs->tr = gdt_to_kvm_segment(gdt[GDT_TSS], GDT_TSS);
-	/* No LDT: mark it unusable rather than leave reset-state garbage. */
-	memset(&sregs->ldt, 0, sizeof(sregs->ldt));
-	sregs->ldt.unusable = 1;
 
 	sregs->cr0 = X86_CR0_PE | X86_CR0_ET;
 	sregs->cr3 = 0;
@@ -47,6 +59,37 @@ int boot_cpu_setup_pvh(const struct guest_mem *gm, uint32_t entry, uint32_t star
 	regs->rflags = X86_RFLAGS_RESERVED; /* IF=0, TF=0, VM=0 */
 	regs->rip = entry;
 	regs->rbx = start_info;
+	regs->rsp = LAYOUT_BOOT_STACK_TOP;
+	return 0;
+}
+
+int boot_cpu_setup_long64(const struct guest_mem *gm, uint64_t entry, uint64_t boot_params,
+			  uint64_t cr3, struct kvm_regs *regs, struct kvm_sregs *sregs)
+{
+	/* A 64-bit TSS descriptor takes two slots; the upper one stays 0. */
+	const uint64_t gdt[6] = {
+		[GDT64_CODE] = gdt_entry(GDT_FLAGS_CODE64, 0, 0xfffff),
+		[GDT64_DATA] = gdt_entry(GDT_FLAGS_DATA32, 0, 0xfffff),
+		[GDT64_TSS] = gdt_entry(GDT_FLAGS_TSS32, 0, 0x67),
+	};
+	struct kvm_segment data;
+
+	if (write_tables(gm, gdt, 6, sregs))
+		return -1;
+	sregs->cs = gdt_to_kvm_segment(gdt[GDT64_CODE], GDT64_CODE);
+	data = gdt_to_kvm_segment(gdt[GDT64_DATA], GDT64_DATA);
+	sregs->ds = sregs->es = sregs->fs = sregs->gs = sregs->ss = data;
+	sregs->tr = gdt_to_kvm_segment(gdt[GDT64_TSS], GDT64_TSS);
+
+	sregs->cr0 = X86_CR0_PE | X86_CR0_ET | X86_CR0_NE | X86_CR0_PG;
+	sregs->cr3 = cr3;
+	sregs->cr4 = X86_CR4_PAE;
+	sregs->efer = X86_EFER_LME | X86_EFER_LMA;
+
+	memset(regs, 0, sizeof(*regs));
+	regs->rflags = X86_RFLAGS_RESERVED;
+	regs->rip = entry;
+	regs->rsi = boot_params;
 	regs->rsp = LAYOUT_BOOT_STACK_TOP;
 	return 0;
 }

@@ -3,13 +3,20 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CPUID1_ECX_CX16 (1u << 13)
+#define CPUID1_ECX_POPCNT (1u << 23)
+#define CPUID1_ECX_RDRAND (1u << 30)
 #define CPUID1_ECX_XSAVE (1u << 26)
 #define CPUID1_ECX_OSXSAVE (1u << 27)
 #define CPUID1_ECX_AVX (1u << 28)
 #define CPUID1_ECX_HYPERVISOR (1u << 31)
 #define CPUID7_EBX_AVX2 (1u << 5)
+#define CPUID7_EBX_SMAP (1u << 20)
+#define CPUID7_EBX_FSGSBASE (1u << 0)
+#define CPUID7_EBX_INVPCID (1u << 10)
+#define CPUID7_EBX_RDSEED (1u << 18)
 #define CPUID7_EBX_AVX512 0xd0230000u /* F, DQ, IFMA, CD, BW, VL */
 
 /*
@@ -26,6 +33,14 @@ static const struct cpu_feature_mask nested_pvm_hidden[] = {
 	{ 1, 0, CPUID_ECX, CPUID1_ECX_AVX, "avx", "needs XSAVE-managed state" },
 	{ 7, 0, CPUID_EBX, CPUID7_EBX_AVX2 | CPUID7_EBX_AVX512, "avx2 avx512*",
 	  "needs XSAVE-managed state" },
+	{ 7, 0, CPUID_EBX, CPUID7_EBX_SMAP, "smap",
+	  "CLAC and STAC are not emulated by kvm-pvm (Linux runs CLAC on every exception)" },
+	{ 1, 0, CPUID_ECX, CPUID1_ECX_POPCNT, "popcnt", "POPCNT is not emulated by kvm-pvm" },
+	{ 1, 0, CPUID_ECX, CPUID1_ECX_RDRAND, "rdrand", "RDRAND is not emulated by kvm-pvm" },
+	{ 7, 0, CPUID_EBX, CPUID7_EBX_RDSEED, "rdseed", "RDSEED is not emulated by kvm-pvm" },
+	{ 7, 0, CPUID_EBX, CPUID7_EBX_FSGSBASE, "fsgsbase",
+	  "RD/WRFSBASE and RD/WRGSBASE are not emulated by kvm-pvm" },
+	{ 7, 0, CPUID_EBX, CPUID7_EBX_INVPCID, "invpcid", "INVPCID is not emulated by kvm-pvm" },
 	{ 0xd, 0, CPUID_EAX, 0xffffffffu, "xsave leaf 0xd.0",
 	  "describes XSAVE state that is hidden" },
 	{ 0xd, 1, CPUID_EAX, 0xffffffffu, "xsaveopt xsavec xsaves",
@@ -44,11 +59,32 @@ static const struct cpu_model models[] = {
 		.description = "host minus features a nested kvm-pvm cannot emulate",
 		.hidden = nested_pvm_hidden,
 		.nr_hidden = sizeof(nested_pvm_hidden) / sizeof(nested_pvm_hidden[0]),
+		/* Measured: a kvm-pvm guest's kernel still sees the host's CPUID
+		 * after KVM_SET_CPUID2 masks it, so Linux must be told directly:
+		 * noxsave (FXSAVE instead of XRSTOR), and clearcpuid= with the
+		 * X86_FEATURE_* numbers (32 * word + bit, stable across Linux
+		 * versions) of features whose instructions Linux patches in
+		 * and the emulator lacks: CX16 141 (CMPXCHG16B), POPCNT 151,
+		 * RDRAND 158, FSGSBASE 288, INVPCID 298, RDSEED 306, SMAP 308
+		 * (CLAC/STAC). See docs/cpu-models.md. */
+		.linux_params = "noxsave clearcpuid=141,151,158,288,298,306,308",
+		.linux_params_reason = "kvm-pvm guests still see the host's CPUID, and it cannot "
+				       "emulate XRSTOR, CMPXCHG16B, POPCNT, RDRAND, RDSEED, "
+				       "RD/WRFSBASE, INVPCID, CLAC or STAC",
 	},
 };
 
+#define KVM_PVM_MODULE "/sys/module/kvm_pvm"
+
+const struct cpu_model *cpu_model_auto(void)
+{
+	return cpu_model_find(access(KVM_PVM_MODULE, F_OK) == 0 ? "nested-pvm" : "host");
+}
+
 const struct cpu_model *cpu_model_find(const char *name)
 {
+	if (!strcmp(name, "auto"))
+		return cpu_model_auto();
 	for (unsigned i = 0; i < sizeof(models) / sizeof(models[0]); i++)
 		if (!strcmp(models[i].name, name))
 			return &models[i];

@@ -31,12 +31,21 @@ struct cpu_model {
 	const char *description;
 	const struct cpu_feature_mask *hidden;
 	unsigned nr_hidden;
+	/* Linux parameters a Linux guest needs under this model, and why;
+	 * the VMM appends them and says so. NULL for none. */
+	const char *linux_params;
+	const char *linux_params_reason;
 };
 
-#define CPU_MODEL_DEFAULT "host"
+/* "auto": nested-pvm on a kvm-pvm host, host everywhere else. */
+#define CPU_MODEL_DEFAULT "auto"
 
-/* NULL if no model has that name. */
+/* NULL if no model has that name; "auto" resolves to cpu_model_auto(). */
 const struct cpu_model *cpu_model_find(const char *name);
+/* The model for this host: nested-pvm when the kvm_pvm module is loaded
+ * (its emulator cannot run some instructions), otherwise host. Only the
+ * kernel module's presence decides, so no real KVM host is affected. */
+const struct cpu_model *cpu_model_auto(void);
 /* Iterates the table: NULL past the end. */
 const struct cpu_model *cpu_model_at(unsigned index);
 

@@ -10,12 +10,13 @@
 #ifndef ARCH_X86_LAYOUT_H
 #define ARCH_X86_LAYOUT_H
 
-/* Boot GDT (4 entries: null, code, data, TSS). Linux reloads its own. */
+/* Boot GDT, room for 8 descriptors; each protocol fills its own layout.
+ * Kernels load their own GDT early. */
 #define LAYOUT_BOOT_GDT 0x500
-#define LAYOUT_BOOT_GDT_ENTRIES 4
+#define LAYOUT_BOOT_GDT_ENTRIES 8
 /* Boot IDT: one zero entry, limit 7. Any exception before the guest loads
  * its own IDT escalates to a triple fault, which the VMM reports. */
-#define LAYOUT_BOOT_IDT 0x520
+#define LAYOUT_BOOT_IDT 0x540
 /* struct hvm_start_info handed to a PVH entry point in ebx. */
 #define LAYOUT_PVH_START_INFO 0x6000
 /* hvm_modlist_entry array (the initrd), right after start_info. */
@@ -24,8 +25,17 @@
 /* hvm_memmap_table_entry array (the E820-style memory map). */
 #define LAYOUT_PVH_MEMMAP 0x7000
 #define LAYOUT_PVH_MEMMAP_MAX 128
+/* struct boot_params ("zero page") for the Linux 64-bit boot protocol.
+ * Shares its page with the PVH memory map: a boot uses one or the other. */
+#define LAYOUT_ZERO_PAGE 0x7000
 /* Initial stack pointer; PVH leaves esp unspecified, we give a sane one. */
 #define LAYOUT_BOOT_STACK_TOP 0x8ff0
+/* Identity page tables for entering a kernel in 64-bit mode: one PML4,
+ * one PDPT and four page directories of 2 MiB pages map the first 4 GiB. */
+#define LAYOUT_BOOT_PML4 0x9000
+#define LAYOUT_BOOT_PDPT 0xa000
+#define LAYOUT_BOOT_PD 0xb000 /* four pages: 0xb000-0xefff */
+#define LAYOUT_BOOT_PD_COUNT 4
 /* Kernel command line, NUL-terminated. */
 #define LAYOUT_CMDLINE 0x20000
 #define LAYOUT_CMDLINE_MAX 0x10000

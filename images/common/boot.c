@@ -3,41 +3,73 @@
 
 #include <earlytrace/abi.h>
 
+#include "boot_params.h"
 #include "cmdline.h"
 #include "machine.h"
 #include "print.h"
 #include "start_info.h"
 
-/* Status reported when start_info is missing or has the wrong magic. */
-#define EXIT_BAD_START_INFO 3
+/* Status reported when start_info or boot_params is missing or has the
+ * wrong magic. */
+#define EXIT_BAD_BOOT_INFO 3
 
 static struct boot_opts boot_opts;
 
-void boot_begin(const char *arch, uint32_t start_info_pa)
+/* Prints and applies the command line. */
+static void boot_cmdline(const char *cmdline, size_t max)
 {
-	const struct hvm_start_info *si;
-	const char *cmdline;
+	print_str("cmdline: ");
+	print_strn(cmdline, max);
+	print_str("\n");
+	cmdline_parse(cmdline, max, &boot_opts);
+}
 
+static void boot_pvh(uint64_t start_info_pa)
+{
+	const struct hvm_start_info *si = NULL;
+
+	if (start_info_pa <= UINT32_MAX)
+		si = start_info_get((uint32_t)start_info_pa);
+	if (!si) {
+		print_line("bad start_info magic");
+		machine_exit(EXIT_BAD_BOOT_INFO);
+	}
+	boot_cmdline(start_info_cmdline(si), START_INFO_CMDLINE_MAX);
+	start_info_print_memmap(si);
+	start_info_print_modules(si);
+}
+
+static void boot_linux64(uint64_t boot_params_pa)
+{
+	const struct boot_params *bp = boot_params_get(boot_params_pa);
+
+	if (!bp) {
+		print_line("bad boot_params");
+		machine_exit(EXIT_BAD_BOOT_INFO);
+	}
+	boot_cmdline(boot_params_cmdline(bp), BOOT_PARAMS_CMDLINE_MAX);
+	boot_params_print_memmap(bp);
+	boot_params_print_modules(bp);
+}
+
+void boot_begin(const char *arch, enum boot_proto proto, uint64_t info_pa)
+{
 	print_str("earlytrace test kernel ");
 	print_str(arch);
 	print_str(" abi ");
 	print_dec(ET_ABI_VERSION);
 	print_str("\n");
 
-	si = start_info_get(start_info_pa);
-	if (!si) {
-		print_line("bad start_info magic");
-		machine_exit(EXIT_BAD_START_INFO);
+	switch (proto) {
+	case BOOT_PROTO_PVH:
+		print_line("boot: pvh");
+		boot_pvh(info_pa);
+		break;
+	case BOOT_PROTO_LINUX64:
+		print_line("boot: linux64");
+		boot_linux64(info_pa);
+		break;
 	}
-
-	cmdline = start_info_cmdline(si);
-	print_str("cmdline: ");
-	print_strn(cmdline, START_INFO_CMDLINE_MAX);
-	print_str("\n");
-	cmdline_parse(cmdline, START_INFO_CMDLINE_MAX, &boot_opts);
-
-	start_info_print_memmap(si);
-	start_info_print_modules(si);
 
 	switch (boot_opts.crash) {
 	case CRASH_TRIPLE:

@@ -24,7 +24,7 @@ void boot_main(uint32_t start_info_pa)
 {
 	void (*alias)(void);
 
-	boot_begin("i386", start_info_pa);
+	boot_begin("i386", BOOT_PROTO_PVH, start_info_pa);
 	calltree_run("prepaging");
 
 	if (!paging_enable()) {

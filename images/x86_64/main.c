@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The x86_64 test kernel: entry.S reaches long mode and calls boot_main at
- * its higher-half address, where the call tree runs once ("longmode").
+ * The x86_64 test kernel: entry.S reaches long mode by either boot protocol
+ * and calls boot_main (PVH) or boot_main_linux64 (Linux 64-bit boot
+ * protocol) at its higher-half address, where the call tree runs once
+ * ("longmode").
  */
 #include <stdint.h>
 
@@ -10,10 +12,23 @@
 #include "compiler.h"
 
 __noreturn void boot_main(uint32_t start_info_pa);
+__noreturn void boot_main_linux64(uint64_t boot_params_pa);
+
+/* What both entries do once the loader's information has been reported. */
+__traced_fn __noreturn static void longmode_main(void)
+{
+	calltree_run("longmode");
+	boot_end();
+}
 
 void boot_main(uint32_t start_info_pa)
 {
-	boot_begin("x86_64", start_info_pa);
-	calltree_run("longmode");
-	boot_end();
+	boot_begin("x86_64", BOOT_PROTO_PVH, start_info_pa);
+	longmode_main();
+}
+
+void boot_main_linux64(uint64_t boot_params_pa)
+{
+	boot_begin("x86_64", BOOT_PROTO_LINUX64, boot_params_pa);
+	longmode_main();
 }

@@ -111,7 +111,7 @@ TEST(BadInput, SegmentOutsideRam)
 		if (!memcmp(&bytes[off], "Xen", 4)) {
 			uint32_t entry;
 			memcpy(&entry, &bytes[off + 4], 4);
-			if (entry == 0x100000) {
+			if (entry >= 0x100000 && entry < 0x200000) { // the PVH entry
 				entry += 256u << 20;
 				memcpy(&bytes[off + 4], &entry, 4);
 			}
@@ -142,8 +142,23 @@ TEST(BadInput, NoPvhNote)
 	for (size_t off = 8; off + 4 <= bytes.size(); off++)
 		if (!memcmp(&bytes[off], "Xen", 4) && bytes[off - 4] == 18)
 			bytes[off - 4] = 17; // another Xen note type, not PHYS32_ENTRY
-	expect_one_line_error(run_kernel(write_temp("nopvh.elf", bytes)),
+	expect_one_line_error(run_kernel(write_temp("nopvh.elf", bytes), { "--boot", "pvh" }),
 			      "no PVH entry note (XEN_ELFNOTE_PHYS32_ENTRY)");
+}
+
+TEST(BadInput, NoWayToBoot)
+{
+	// A 32-bit kernel without a PVH note has no protocol we can enter.
+	auto bytes = slurp(image("i386"));
+	for (size_t off = 8; off + 4 <= bytes.size(); off++)
+		if (!memcmp(&bytes[off], "Xen", 4) && bytes[off - 4] == 18)
+			bytes[off - 4] = 17;
+	expect_one_line_error(run_kernel(write_temp("nopvh32.elf", bytes)),
+			      "no PVH entry note (XEN_ELFNOTE_PHYS32_ENTRY) and not a 64-bit kernel");
+	expect_one_line_error(run_kernel(image("i386"), { "--boot", "linux64" }),
+			      "the Linux 64-bit boot protocol needs an x86-64 kernel");
+	expect_one_line_error(run_kernel(image("i386"), { "--boot", "efi" }),
+			      "--boot: unknown boot protocol 'efi'");
 }
 
 TEST(BadInput, RamTooSmall)

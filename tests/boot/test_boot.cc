@@ -81,6 +81,50 @@ TEST(Boot, I386KernelRunsAtItsHigherHalfAlias)
 	expect_calltree(r.out, "paging");
 }
 
+TEST(Boot, X86_64KernelThroughTheLinux64Protocol)
+{
+	REQUIRE_KVM();
+	std::string rd = temp_path("initrd.img");
+	{
+		std::ofstream f(rd, std::ios::binary);
+		f << "LINUX64-INITRD" << std::string(5000, 'y');
+	}
+	VmmResult r = run_vmm({ "run", "--kernel", image("x86_64"), "--boot", "linux64", "--mem", "64M",
+				"--initrd", rd, "--append", "exit=5 via=zeropage" });
+	EXPECT_EQ(r.status, 5) << r.err << r.out;
+	EXPECT_NE(r.out.find("boot: linux64"), std::string::npos) << r.out;
+	EXPECT_NE(r.out.find("cmdline: exit=5 via=zeropage"), std::string::npos) << r.out;
+	// The same memory map as under PVH, read from the zero page's E820 table.
+	EXPECT_NE(r.out.find("memmap: 3 entries"), std::string::npos) << r.out;
+	EXPECT_NE(r.out.find("memmap 0x100000 0x3f00000 1"), std::string::npos) << r.out;
+	EXPECT_NE(r.out.find("modules: 1"), std::string::npos) << r.out;
+	EXPECT_TRUE(std::regex_search(r.out, std::regex("module 0x[0-9a-f]+ 0x1396 first=LINUX64-INITRDyy")))
+		<< r.out;
+	expect_calltree(r.out, "longmode");
+	remove(rd.c_str());
+}
+
+TEST(Boot, ProtocolChoiceFollowsThePvhNote)
+{
+	REQUIRE_KVM();
+	VmmResult r = run_vmm({ "run", "--kernel", image("x86_64"), "--mem", "16M" });
+	EXPECT_EQ(r.status, 0) << r.err;
+	EXPECT_NE(r.out.find("boot: pvh"), std::string::npos) << r.out;
+
+	// Without the note, auto falls back to the 64-bit protocol.
+	std::ifstream in(image("x86_64"), std::ios::binary);
+	std::string bytes((std::istreambuf_iterator<char>(in)), {});
+	for (size_t off = 8; off + 4 <= bytes.size(); off++)
+		if (!bytes.compare(off, 4, std::string("Xen\0", 4)) && bytes[off - 4] == 18)
+			bytes[off - 4] = 17;
+	std::string path = temp_path("nopvh.elf");
+	std::ofstream(path, std::ios::binary) << bytes;
+	r = run_vmm({ "run", "--kernel", path, "--mem", "16M", "--append", "exit=4" });
+	EXPECT_EQ(r.status, 4) << r.err;
+	EXPECT_NE(r.out.find("boot: linux64"), std::string::npos) << r.out;
+	remove(path.c_str());
+}
+
 TEST(Boot, ExitStatusZeroAndMaximum)
 {
 	REQUIRE_KVM();

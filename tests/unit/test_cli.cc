@@ -83,11 +83,12 @@ TEST(Cli, RunDefaultsAndValues)
 	EXPECT_EQ(o.append, nullptr);
 	EXPECT_EQ(o.mem_size, CLI_DEFAULT_MEM);
 	EXPECT_EQ(o.timeout_s, 0.0);
-	EXPECT_STREQ(o.cpu_model, "host");
+	EXPECT_STREQ(o.cpu_model, "auto");
+	EXPECT_EQ(o.boot, BOOT_AUTO);
 	EXPECT_FALSE(o.debug_io);
 
 	ASSERT_EQ(parse({ "-k", "k.elf", "-i", "rd.img", "-p", "console=ttyS0 quiet", "-m", "1G",
-			  "--timeout", "30", "--cpu", "nested-pvm", "--debug-io" }, &o), 0)
+			  "--timeout", "30", "--cpu", "nested-pvm", "--debug-io", "--boot", "linux64" }, &o), 0)
 		<< et_last_error();
 	EXPECT_STREQ(o.initrd, "rd.img");
 	EXPECT_STREQ(o.append, "console=ttyS0 quiet");
@@ -95,6 +96,7 @@ TEST(Cli, RunDefaultsAndValues)
 	EXPECT_EQ(o.timeout_s, 30.0);
 	EXPECT_STREQ(o.cpu_model, "nested-pvm");
 	EXPECT_TRUE(o.debug_io);
+	EXPECT_EQ(o.boot, BOOT_LINUX64);
 
 	ASSERT_EQ(parse({ "--kernel=k.elf", "--mem=128M", "--append=" }, &o), 0);
 	EXPECT_EQ(o.mem_size, 128ull << 20);

@@ -88,8 +88,8 @@ TEST_F(Pvh, NoInitrdNoCmdline)
 TEST_F(Pvh, RamAboveTheHoleIsMappedAtFourGiB)
 {
 	ASSERT_EQ(guest_mem_init(&mem, 4ull << 30), 0);
-	struct hvm_memmap_table_entry map[8];
-	unsigned n = pvh_build_memmap(&mem, map, 8);
+	struct memmap_entry map[8];
+	unsigned n = memmap_build(&mem, map, 8);
 	ASSERT_EQ(n, 4u);
 	EXPECT_EQ(map[2].addr + map[2].size, LAYOUT_MMIO_HOLE_START);
 	EXPECT_EQ(map[3].addr, LAYOUT_MMIO_HOLE_END);

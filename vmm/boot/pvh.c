@@ -12,32 +12,9 @@ _Static_assert(sizeof(struct hvm_memmap_table_entry) == 24, "memmap entry is 24 
 _Static_assert(LAYOUT_PVH_START_INFO + sizeof(struct hvm_start_info) <= LAYOUT_PVH_MODLIST,
 	       "start_info runs into the module list");
 
-unsigned pvh_build_memmap(const struct guest_mem *gm, struct hvm_memmap_table_entry *map,
-			  unsigned max)
-{
-	unsigned n = 0;
-
-#define ADD(a, s, t)                                                                   \
-	do {                                                                           \
-		if (n < max)                                                           \
-			map[n++] = (struct hvm_memmap_table_entry){ .addr = (a),       \
-								    .size = (s),       \
-								    .type = (t) };     \
-	} while (0)
-
-	/* Conventional memory up to the EBDA, then the PC's reserved area
-	 * (EBDA, VGA, option and BIOS ROMs) up to 1 MiB. */
-	ADD(0, LAYOUT_EBDA_START, E820_TYPE_RAM);
-	ADD(LAYOUT_EBDA_START, LAYOUT_HIMEM_START - LAYOUT_EBDA_START, E820_TYPE_RESERVED);
-	ADD(LAYOUT_HIMEM_START, guest_mem_low_end(gm) - LAYOUT_HIMEM_START, E820_TYPE_RAM);
-	for (unsigned i = 1; i < gm->nr_regions; i++)
-		ADD(gm->regions[i].gpa, gm->regions[i].size, E820_TYPE_RAM);
-#undef ADD
-	return n;
-}
-
 int pvh_write_start_info(const struct guest_mem *gm, const struct pvh_boot_info *info)
 {
+	struct memmap_entry entries[LAYOUT_PVH_MEMMAP_MAX];
 	struct hvm_memmap_table_entry map[LAYOUT_PVH_MEMMAP_MAX];
 	struct hvm_start_info si = {
 		.magic = HVM_START_MAGIC,
@@ -54,7 +31,10 @@ int pvh_write_start_info(const struct guest_mem *gm, const struct pvh_boot_info 
 		return -1;
 	si.cmdline_paddr = LAYOUT_CMDLINE;
 
-	si.memmap_entries = pvh_build_memmap(gm, map, LAYOUT_PVH_MEMMAP_MAX);
+	si.memmap_entries = memmap_build(gm, entries, LAYOUT_PVH_MEMMAP_MAX);
+	for (unsigned i = 0; i < si.memmap_entries; i++)
+		map[i] = (struct hvm_memmap_table_entry){ entries[i].addr, entries[i].size,
+							  entries[i].type, 0 };
 	si.memmap_paddr = LAYOUT_PVH_MEMMAP;
 	if (guest_mem_write(gm, LAYOUT_PVH_MEMMAP, map, si.memmap_entries * sizeof(map[0])))
 		return -1;

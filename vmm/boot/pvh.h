@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+#include "vmm/boot/memmap.h"
 #include "vmm/guest_mem.h"
 
 #ifdef __cplusplus
@@ -18,8 +19,6 @@ extern "C" {
 
 #define HVM_START_MAGIC 0x336ec578u
 #define HVM_START_VERSION 1u
-#define E820_TYPE_RAM 1u
-#define E820_TYPE_RESERVED 2u
 
 /* Layouts fixed by the ABI (xen/include/public/arch-x86/hvm/start_info.h). */
 struct hvm_start_info {
@@ -58,11 +57,6 @@ struct pvh_boot_info {
 /* Writes start_info, memory map, module list and command line at their
  * fixed places (arch/x86/layout.h). Returns 0 or -1 with an error. */
 int pvh_write_start_info(const struct guest_mem *gm, const struct pvh_boot_info *info);
-
-/* Fills `map` (room for `max` entries) with the guest's E820-style memory
- * map; returns the number of entries. Shared by every boot protocol. */
-unsigned pvh_build_memmap(const struct guest_mem *gm, struct hvm_memmap_table_entry *map,
-			  unsigned max);
 
 #ifdef __cplusplus
 }

@@ -83,6 +83,8 @@ static void scan_notes(struct kernel_image *img, Elf *elf, const GElf_Phdr *ph)
 	while ((off = gelf_getnote(notes, off, &nh, &name_off, &desc_off)) > 0) {
 		const char *name = (const char *)notes->d_buf + name_off;
 
+		if (nh.n_namesz == 6 && !memcmp(name, "Linux", 6))
+			img->is_linux = true;
 		if (nh.n_type != XEN_ELFNOTE_PHYS32_ENTRY || nh.n_namesz != 4 ||
 		    memcmp(name, "Xen", 4) != 0 || nh.n_descsz < 4)
 			continue;
@@ -181,7 +183,7 @@ static int parse_elf(struct kernel_image *img)
 	Elf *elf;
 
 	if (img->size < 4 || memcmp(img->data, ELFMAG, SELFMAG) != 0)
-		return et_error("not an ELF file");
+		return et_error("not an ELF file or a bzImage");
 	if (img->size < EI_NIDENT || (img->data[EI_CLASS] != ELFCLASS32 &&
 				      img->data[EI_CLASS] != ELFCLASS64))
 		return et_error("truncated or unknown ELF class");
@@ -232,6 +234,29 @@ int kernel_image_parse(struct kernel_image *img, const void *data, size_t size,
 	return 0;
 }
 
+/* Unpacks the vmlinux ELF inside a bzImage and parses that. */
+static int open_bzimage(struct kernel_image *img, const uint8_t *data, size_t size,
+			const char *path)
+{
+	struct bzimage_info bz;
+	uint8_t *elf;
+	size_t elf_size;
+	int ret;
+
+	if (bzimage_parse(data, size, &bz) || bzimage_extract(data, &bz, &elf, &elf_size))
+		return et_error_prefix("%s", path);
+	ret = kernel_image_parse(img, elf, elf_size, path);
+	if (ret == 0) {
+		img->from_bzimage = true;
+		img->bzimage = bz;
+		img->compression = compression_detect(data + bz.payload_offset, bz.payload_length);
+	} else {
+		et_error_prefix("payload");
+	}
+	free(elf);
+	return ret;
+}
+
 int kernel_image_open(struct kernel_image *img, const char *path)
 {
 	uint8_t *data;
@@ -241,7 +266,10 @@ int kernel_image_open(struct kernel_image *img, const char *path)
 	memset(img, 0, sizeof(*img));
 	if (read_whole_file(path, &data, &size))
 		return -1;
-	ret = kernel_image_parse(img, data, size, path);
+	if (bzimage_detect(data, size))
+		ret = open_bzimage(img, data, size, path);
+	else
+		ret = kernel_image_parse(img, data, size, path);
 	free(data);
 	return ret;
 }

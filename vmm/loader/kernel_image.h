@@ -14,6 +14,8 @@
 #include <stdint.h>
 
 #include "vmm/guest_mem.h"
+#include "vmm/loader/bzimage.h"
+#include "vmm/loader/decompress.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -37,13 +39,20 @@ struct kernel_image {
 	uint64_t entry;	    /* e_entry */
 	bool has_pvh;
 	uint32_t pvh_entry; /* physical, from XEN_ELFNOTE_PHYS32_ENTRY */
+	bool is_linux;	    /* carries Linux's own ELF notes */
+	/* Set when the file was a bzImage and the ELF its decompressed payload. */
+	bool from_bzimage;
+	enum compression compression;
+	struct bzimage_info bzimage;
 	unsigned nr_segments;
 	struct kernel_segment *segments; /* PT_LOAD, sorted by paddr */
 	uint64_t phys_start, phys_end;	  /* [lowest paddr, highest paddr+memsz) */
 	void *elf;			  /* libelf handle over data (Elf *) */
 };
 
-/* Reads and parses a file. 0, or -1 with et_last_error() naming the problem. */
+/* Reads and parses a file: an ELF kernel, or a bzImage whose payload is
+ * decompressed and parsed as the ELF. 0, or -1 with et_last_error()
+ * naming the problem. */
 int kernel_image_open(struct kernel_image *img, const char *path);
 /* Parses bytes already in memory (copied); `name` is used in messages. */
 int kernel_image_parse(struct kernel_image *img, const void *data, size_t size,

@@ -15,10 +15,35 @@ static int compare_addr(const void *a, const void *b)
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	/* Among aliases prefer the sized one, then a stable name order. */
+	/* Among aliases prefer the sized one, then the name with fewer
+	 * leading underscores (foo over __foo), then a stable name order. */
 	if (x->size != y->size)
 		return x->size > y->size ? -1 : 1;
+	if (strspn(x->name, "_") != strspn(y->name, "_"))
+		return strspn(x->name, "_") < strspn(y->name, "_") ? -1 : 1;
 	return strcmp(x->name, y->name);
+}
+
+void symtab_sort(struct symtab *tab)
+{
+	if (tab->nr)
+		qsort(tab->syms, tab->nr, sizeof(*tab->syms), compare_addr);
+}
+
+const struct symbol *symtab_find(const struct symtab *tab, const char *name)
+{
+	for (size_t i = 0; i < tab->nr; i++)
+		if (!strcmp(tab->syms[i].name, name))
+			return &tab->syms[i];
+	return NULL;
+}
+
+/* nm's letter for an ELF symbol: functions are text, the rest unknown. */
+static char elf_type_letter(const GElf_Sym *sym)
+{
+	if (GELF_ST_TYPE(sym->st_info) != STT_FUNC)
+		return 0;
+	return GELF_ST_BIND(sym->st_info) == STB_LOCAL ? 't' : 'T';
 }
 
 static bool wanted(const GElf_Sym *sym)
@@ -58,12 +83,12 @@ int symtab_from_elf(struct symtab *tab, const struct kernel_image *img)
 			name = elf_strptr(elf, sh.sh_link, sym.st_name);
 			if (!name || !*name)
 				continue;
-			tab->syms[tab->nr++] = (struct symbol){ sym.st_value, sym.st_size, name };
+			tab->syms[tab->nr++] = (struct symbol){ sym.st_value, sym.st_size, name,
+								elf_type_letter(&sym) };
 		}
 		break;
 	}
-	if (tab->nr)
-		qsort(tab->syms, tab->nr, sizeof(*tab->syms), compare_addr);
+	symtab_sort(tab);
 	return 0;
 }
 

@@ -19,6 +19,7 @@ struct symbol {
 	uint64_t addr;
 	uint64_t size; /* 0 when the source does not say */
 	const char *name;
+	char type;     /* nm's letter ('T', 't', 'D', ...), 0 when unknown */
 };
 
 struct symtab {
@@ -37,6 +38,21 @@ const struct symbol *symtab_lookup(const struct symtab *tab, uint64_t addr, uint
 
 /* "name+0xoff" into buf; returns buf, or NULL when nothing matches. */
 const char *symtab_format(const struct symtab *tab, uint64_t addr, char *buf, size_t len);
+
+/* Sorts an assembled table by address (aliases: sized first, then the name
+ * with fewer leading underscores, as kallsyms prefers). */
+void symtab_sort(struct symtab *tab);
+
+/* The first symbol called name (a linear scan: for the few anchors a
+ * command needs, not for hot paths), or NULL. */
+const struct symbol *symtab_find(const struct symtab *tab, const char *name);
+
+/* True for nm's text letters (t, T, W on functions), used to count and
+ * name functions from sources that only give a letter. */
+static inline int symtab_is_text_type(char type)
+{
+	return type == 't' || type == 'T';
+}
 
 #ifdef __cplusplus
 }

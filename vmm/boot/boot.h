@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Choosing a boot protocol and preparing everything the kernel expects at
+ * its first instruction: boot structures in guest memory and the vCPU's
+ * register state.
+ */
+#ifndef VMM_BOOT_BOOT_H
+#define VMM_BOOT_BOOT_H
+
+#include <linux/kvm.h>
+#include <stdint.h>
+
+#include "vmm/guest_mem.h"
+#include "vmm/loader/kernel_image.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum boot_protocol {
+	BOOT_AUTO,    /* PVH when the kernel has the note, else Linux 64-bit */
+	BOOT_PVH,     /* Xen HVM direct boot: 32-bit, paging off */
+	BOOT_LINUX64, /* Linux x86-64 boot protocol: long mode, zero page */
+};
+
+struct boot_request {
+	enum boot_protocol protocol;
+	const char *cmdline;
+	uint64_t initrd_paddr; /* 0: none */
+	uint64_t initrd_size;
+};
+
+/* Parses "auto", "pvh" or "linux64". */
+int boot_protocol_parse(const char *text, enum boot_protocol *protocol);
+const char *boot_protocol_name(enum boot_protocol protocol);
+
+/* Resolves AUTO for this kernel; fails when the kernel cannot be booted
+ * with the requested protocol. */
+int boot_choose_protocol(const struct kernel_image *img, enum boot_protocol requested,
+			 enum boot_protocol *chosen);
+
+/* Writes the protocol's structures and fills regs/sregs (sregs should come
+ * from KVM_GET_SREGS). req->protocol must be resolved already. */
+int boot_prepare(const struct guest_mem *gm, const struct kernel_image *img,
+		 const struct boot_request *req, struct kvm_regs *regs, struct kvm_sregs *sregs);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VMM_BOOT_BOOT_H */

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/* Assembling the kernel command line the guest receives. */
+#ifndef VMM_BOOT_CMDLINE_H
+#define VMM_BOOT_CMDLINE_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Returns a malloc'ed copy of `user` with each space-separated word of
+ * `params` appended unless the user already gave a word with the same name
+ * (the text before '='), so the user's choice always wins. `added`, when
+ * not NULL, receives a malloc'ed list of the words actually appended (""
+ * when none). NULL on allocation failure.
+ */
+char *cmdline_append_params(const char *user, const char *params, char **added);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VMM_BOOT_CMDLINE_H */

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `earlytrace sites`: what a run would be able to trace. Loads the kernel
+ * and its symbols, finds and verifies the sites, applies the filters, and
+ * prints the selection like ftrace's available_filter_functions, then a
+ * '#'-prefixed summary (so the list stays easy to parse).
+ */
+#include "vmm/cmd_sites.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "vmm/error.h"
+#include "vmm/loader/kernel_image.h"
+#include "vmm/sites/filter.h"
+#include "vmm/sites/sites.h"
+#include "vmm/stop.h"
+#include "vmm/symbols/symbols.h"
+
+const char cli_sites_usage[] =
+	"Usage: earlytrace sites --kernel FILE [OPTIONS]\n"
+	"\n"
+	"Lists the function-entry sites of FILE that a run would trace: name,\n"
+	"virtual address, physical address and kind (nop5 or call), then a\n"
+	"summary of sites found, verified, rejected (with reasons) and selected.\n"
+	"\n"
+	"  -k, --kernel FILE    kernel ELF (a vmlinux, or one of our images)\n"
+	"  -s, --symbols FILE   System.map or ELF with .symtab for a kernel without\n"
+	"                       one; refused if it does not match the kernel\n"
+	"  -f, --filter GLOB    trace only matching functions (repeatable)\n"
+	"  -n, --notrace GLOB   never trace matching functions (repeatable)\n"
+	"  -h, --help           show this help\n"
+	"\n"
+	"GLOB is as in ftrace's set_ftrace_filter: name, foo*, *foo, *foo*, or a\n"
+	"glob with *, ? and [...]. Symbols come from the kernel's .symtab, else\n"
+	"--symbols, else kallsyms recovered from the image.\n";
+
+static const struct option sites_options_table[] = {
+	{ "kernel", required_argument, NULL, 'k' },
+	{ "symbols", required_argument, NULL, 's' },
+	{ "filter", required_argument, NULL, 'f' },
+	{ "notrace", required_argument, NULL, 'n' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+void sites_options_free(struct sites_options *opts)
+{
+	free(opts->filters);
+	free(opts->notrace);
+	memset(opts, 0, sizeof(*opts));
+}
+
+int cli_parse_sites(int argc, char **argv, struct sites_options *opts)
+{
+	int c;
+
+	memset(opts, 0, sizeof(*opts));
+	/* No more patterns than arguments, so one allocation each suffices. */
+	opts->filters = calloc((size_t)argc + 1, sizeof(*opts->filters));
+	opts->notrace = calloc((size_t)argc + 1, sizeof(*opts->notrace));
+	if (!opts->filters || !opts->notrace) {
+		sites_options_free(opts);
+		return et_error("out of memory");
+	}
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":k:s:f:n:h", sites_options_table, NULL)) != -1) {
+		switch (c) {
+		case 'k':
+			opts->kernel = optarg;
+			break;
+		case 's':
+			opts->symbols = optarg;
+			break;
+		case 'f':
+			opts->filters[opts->nr_filters++] = optarg;
+			break;
+		case 'n':
+			opts->notrace[opts->nr_notrace++] = optarg;
+			break;
+		case 'h':
+			opts->help = true;
+			break;
+		case ':':
+			sites_options_free(opts);
+			return et_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			sites_options_free(opts);
+			return et_error("unknown option '%s' (try 'earlytrace sites --help')",
+					argv[optind - 1]);
+		}
+	}
+	if (optind < argc) {
+		et_error("unexpected argument '%s' (try 'earlytrace sites --help')", argv[optind]);
+		sites_options_free(opts);
+		return -1;
+	}
+	if (!opts->help && !opts->kernel) {
+		sites_options_free(opts);
+		return et_error("sites: --kernel FILE is required");
+	}
+	return 0;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void print_summary(const struct site_table *tab, const struct site_selection *sel,
+			  const struct symbols *syms, double sym_ms, double site_ms)
+{
+	printf("# symbols: %s: %s\n", sym_source_name(syms->source), syms->desc);
+	printf("# sites: %zu found in %s, %zu verified, %zu rejected, %zu selected\n", tab->nr,
+	       tab->origin_desc, tab->nr_verified, tab->nr_rejected, sel->nr);
+	if (tab->nr_rejected) {
+		printf("# rejected by reason:");
+		for (int r = 1; r < SITE_REJECT_MAX; r++)
+			if (tab->rejects[r])
+				printf(" %s %zu", site_reject_tag((enum site_reject)r),
+				       tab->rejects[r]);
+		printf("\n");
+	}
+	for (size_t i = 0; i < tab->nr; i++) {
+		const struct site *s = &tab->sites[i];
+
+		if (!s->reject)
+			continue;
+		printf("# rejected 0x%llx %s+0x%llx: %s\n", (unsigned long long)s->vaddr,
+		       s->name ? s->name : "?", (unsigned long long)s->offset,
+		       site_reject_reason(s->reject));
+	}
+	printf("# time: symbols %.1f ms, sites %.1f ms\n", sym_ms, site_ms);
+}
+
+/* Everything after option parsing; -1 with et_last_error() on failure. */
+static int list_sites(const struct sites_options *o, struct site_filter *filter)
+{
+	struct kernel_image img;
+	struct symbols syms = { 0 };
+	struct site_table tab = { 0 };
+	struct site_selection sel = { 0 };
+	double t0, t1, t2;
+	int ret = -1;
+
+	if (kernel_image_open(&img, o->kernel))
+		return -1;
+	t0 = now_ms();
+	if (symbols_load(&syms, &img, o->symbols))
+		goto out;
+	t1 = now_ms();
+	if (sites_find(&tab, &img, &syms))
+		goto out;
+	t2 = now_ms();
+	if (site_select(&tab, filter, &sel))
+		goto out;
+	for (size_t i = 0; i < tab.nr; i++) {
+		const struct site *s = &tab.sites[i];
+
+		if (s->selected)
+			printf("%s 0x%llx 0x%llx %s\n", s->name, (unsigned long long)s->vaddr,
+			       (unsigned long long)s->paddr, site_kind_name(s->kind));
+	}
+	print_summary(&tab, &sel, &syms, t1 - t0, t2 - t1);
+	ret = 0;
+out:
+	site_selection_free(&sel);
+	sites_free(&tab);
+	symbols_free(&syms);
+	kernel_image_close(&img);
+	return ret;
+}
+
+int cmd_sites(int argc, char **argv)
+{
+	struct sites_options o;
+	struct site_filter filter = { 0 };
+	int ret = 0;
+
+	if (cli_parse_sites(argc, argv, &o)) {
+		fprintf(stderr, "earlytrace: %s\n", et_last_error());
+		return EXIT_STATUS_ERROR;
+	}
+	if (o.help) {
+		fputs(cli_sites_usage, stdout);
+		sites_options_free(&o);
+		return 0;
+	}
+	/* Bad patterns are reported before any file is read. */
+	for (size_t i = 0; i < o.nr_filters + o.nr_notrace && !ret; i++) {
+		bool nt = i >= o.nr_filters;
+
+		ret = site_filter_add(&filter, nt ? o.notrace[i - o.nr_filters] : o.filters[i], nt);
+	}
+	if (!ret)
+		ret = list_sites(&o, &filter);
+	if (ret)
+		fprintf(stderr, "earlytrace: %s\n", et_last_error());
+	site_filter_free(&filter);
+	sites_options_free(&o);
+	return ret ? EXIT_STATUS_ERROR : 0;
+}

@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: MIT */
+/* Choosing a symbol source and refusing files that describe another kernel. */
+#include "vmm/symbols/symbols.h"
+
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmm/error.h"
+
+const char *sym_source_name(enum sym_source source)
+{
+	switch (source) {
+	case SYM_SOURCE_NONE:
+		return "none";
+	case SYM_SOURCE_ELF_SYMTAB:
+		return "kernel .symtab";
+	case SYM_SOURCE_FILE_ELF:
+		return "--symbols ELF .symtab";
+	case SYM_SOURCE_SYSTEM_MAP:
+		return "--symbols System.map";
+	case SYM_SOURCE_KALLSYMS:
+		return "kallsyms";
+	}
+	return "?";
+}
+
+void symbols_free(struct symbols *syms)
+{
+	symtab_free(&syms->tab);
+	free(syms->strings);
+	if (syms->file) {
+		kernel_image_close(syms->file);
+		free(syms->file);
+	}
+	memset(syms, 0, sizeof(*syms));
+}
+
+int symbols_addr(const struct symbols *syms, const char *name, uint64_t *addr)
+{
+	const struct symbol *s = symtab_find(&syms->tab, name);
+
+	if (!s)
+		return -1;
+	*addr = s->addr;
+	return 0;
+}
+
+static bool is_elf_file(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char magic[4] = { 0 };
+	bool elf;
+
+	if (!f)
+		return false;
+	elf = fread(magic, 1, 4, f) == 4 && !memcmp(magic, ELFMAG, SELFMAG);
+	fclose(f);
+	return elf;
+}
+
+/* Section bounds by name, for images that keep their section headers. */
+static bool section_range(const struct kernel_image *img, const char *name, uint64_t *start,
+			  uint64_t *end)
+{
+	Elf *elf = img->elf;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return false;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *n;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		n = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (n && !strcmp(n, name)) {
+			*start = sh.sh_addr;
+			*end = sh.sh_addr + sh.sh_size;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The lowest virtual address of an executable segment: where _text is. */
+static bool text_start(const struct kernel_image *img, uint64_t *start)
+{
+	bool found = false;
+
+	for (unsigned i = 0; i < img->nr_segments; i++) {
+		const struct kernel_segment *seg = &img->segments[i];
+
+		if ((seg->flags & PF_X) && (!found || seg->vaddr < *start)) {
+			*start = seg->vaddr;
+			found = true;
+		}
+	}
+	return found;
+}
+
+static bool has_name_at(const struct symtab *tab, const char *name, uint64_t addr)
+{
+	size_t lo = 0, hi = tab->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (tab->syms[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < tab->nr && tab->syms[lo].addr == addr; lo++)
+		if (!strcmp(tab->syms[lo].name, name))
+			return true;
+	return false;
+}
+
+int symbols_check_match(const struct symbols *syms, const struct kernel_image *img,
+			const struct symtab *own)
+{
+	uint8_t id_k[64], id_s[64];
+	size_t len_k, len_s, checked = 0, agree = 0;
+	uint64_t a, b, lo = 0, hi = 0;
+
+	/* The build-id settles it whenever both carry one. */
+	if (syms->file && !kernel_image_build_id(img, id_k, &len_k) &&
+	    !kernel_image_build_id(syms->file, id_s, &len_s)) {
+		if (len_k != len_s || memcmp(id_k, id_s, len_k))
+			return et_error("%s does not match the kernel: build-ids differ",
+					syms->desc);
+		return 0;
+	}
+	/* Start of text: _text, _stext and startup_64 all sit there on Linux. */
+	if (text_start(img, &lo)) {
+		static const char *const anchors[] = { "_text", "startup_64", "startup_32" };
+
+		for (size_t i = 0; i < sizeof(anchors) / sizeof(anchors[0]); i++) {
+			if (symbols_addr(syms, anchors[i], &a))
+				continue;
+			if (a != lo && !(own->nr && has_name_at(own, anchors[i], a)))
+				return et_error("%s does not match the kernel: %s is at 0x%llx, but "
+						"the kernel's text starts at 0x%llx", syms->desc,
+						anchors[i], (unsigned long long)a,
+						(unsigned long long)lo);
+			checked++;
+			agree++;
+		}
+	}
+	/* The mcount table, where the image still has its section. */
+	if (!symbols_addr(syms, "__start_mcount_loc", &a) &&
+	    !symbols_addr(syms, "__stop_mcount_loc", &b) &&
+	    section_range(img, "__mcount_loc", &lo, &hi)) {
+		if (a != lo || b != hi)
+			return et_error("%s does not match the kernel: __mcount_loc is 0x%llx-0x%llx "
+					"in the kernel but 0x%llx-0x%llx in the symbols", syms->desc,
+					(unsigned long long)lo, (unsigned long long)hi,
+					(unsigned long long)a, (unsigned long long)b);
+		checked++;
+		agree++;
+	}
+	/* Function symbols the kernel names itself must be at the same places. */
+	if (own->nr) {
+		size_t funcs = 0, same = 0;
+
+		for (size_t i = 0; i < syms->tab.nr; i++) {
+			const struct symbol *s = &syms->tab.syms[i];
+
+			if (!symtab_is_text_type(s->type) || !symtab_find(own, s->name))
+				continue;
+			funcs++;
+			same += has_name_at(own, s->name, s->addr);
+		}
+		/* Static functions may share a name; a few misses are tolerated. */
+		if (funcs && same * 100 < funcs * 95)
+			return et_error("%s does not match the kernel: only %zu of %zu functions "
+					"are at the kernel's addresses", syms->desc, same, funcs);
+		checked += funcs;
+		agree += same;
+	}
+	if (!checked)
+		return et_error("%s: cannot confirm it matches the kernel (no build-id, and none "
+				"of _text, startup_64, __start_mcount_loc or the kernel's own "
+				"functions to compare)", syms->desc);
+	return 0;
+}
+
+static int load_file(struct symbols *syms, const char *path)
+{
+	if (is_elf_file(path))
+		return symbols_from_elf_file(syms, path);
+	return symbols_from_system_map(syms, path);
+}
+
+int symbols_load(struct symbols *syms, const struct kernel_image *img,
+		 const char *symbols_path)
+{
+	struct symbols own;
+
+	memset(syms, 0, sizeof(*syms));
+	memset(&own, 0, sizeof(own));
+	if (symtab_from_elf(&own.tab, img))
+		return -1;
+	own.source = SYM_SOURCE_ELF_SYMTAB;
+	snprintf(own.desc, sizeof(own.desc), "kernel .symtab (%zu symbols)", own.tab.nr);
+
+	if (symbols_path) {
+		if (load_file(syms, symbols_path) ||
+		    symbols_check_match(syms, img, &own.tab)) {
+			symbols_free(syms);
+			symbols_free(&own);
+			return -1;
+		}
+		/* The kernel's own table is preferred; the file only had to agree. */
+		if (!own.tab.nr)
+			return 0;
+		symbols_free(syms);
+		*syms = own;
+		return 0;
+	}
+	if (own.tab.nr) {
+		*syms = own;
+		return 0;
+	}
+	symbols_free(&own);
+	if (symbols_from_kallsyms(syms, img))
+		return et_error_prefix("no symbols: no .symtab, no --symbols, and no kallsyms");
+	return 0;
+}
