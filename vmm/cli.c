@@ -40,12 +40,16 @@ const char cli_run_usage[] =
 	"                         'help' lists them\n"
 	"      --boot PROTOCOL    auto (default: pvh when the kernel has a PVH note,\n"
 	"                         else linux64), pvh, or linux64\n"
+	"      --symbols FILE     System.map or ELF with the kernel's symbols, when\n"
+	"                         the kernel has none (stripped kernels' kallsyms\n"
+	"                         are found without it)\n"
 	"      --debug-io         log port and MMIO accesses no device claims\n"
 	"  -h, --help             show this help\n"
 	"\n"
-	"Exit status: the guest's debug-exit value; 0 on guest reset or power-off;\n"
-	"1 on bad input or a VMM failure; 2 when the guest crashed (a report is\n"
-	"printed); 124 on --timeout; 128+N when stopped by signal N.\n";
+	"Exit status: the guest's debug-exit value; 0 on guest reset; 1 on bad\n"
+	"input or a VMM failure; 2 when the guest crashed (a report is printed);\n"
+	"3 when the guest kernel panicked; 124 on --timeout; 128+N when stopped\n"
+	"by signal N.\n";
 
 int cli_parse_size(const char *text, uint64_t *bytes)
 {
@@ -115,6 +119,7 @@ enum {
 	OPT_TIMEOUT = 256,
 	OPT_CPU,
 	OPT_BOOT,
+	OPT_SYMBOLS,
 	OPT_DEBUG_IO,
 };
 
@@ -126,6 +131,7 @@ static const struct option run_options_table[] = {
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "cpu", required_argument, NULL, OPT_CPU },
 	{ "boot", required_argument, NULL, OPT_BOOT },
+	{ "symbols", required_argument, NULL, OPT_SYMBOLS },
 	{ "debug-io", no_argument, NULL, OPT_DEBUG_IO },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -185,6 +191,9 @@ int cli_parse_run(int argc, char **argv, struct run_options *opts)
 		case OPT_BOOT:
 			if (boot_protocol_parse(optarg, &opts->boot))
 				return et_error_prefix("--boot");
+			break;
+		case OPT_SYMBOLS:
+			opts->symbols = optarg;
 			break;
 		case OPT_DEBUG_IO:
 			opts->debug_io = true;

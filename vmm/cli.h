@@ -21,6 +21,7 @@ struct run_options {
 	const char *kernel;
 	const char *initrd;
 	const char *append;
+	const char *symbols; /* --symbols FILE, or NULL */
 	uint64_t mem_size;
 	double timeout_s;     /* 0: no timeout */
 	const char *cpu_model;

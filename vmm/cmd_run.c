@@ -28,7 +28,7 @@
 #include "vmm/hw/serial8250.h"
 #include "vmm/loader/initrd.h"
 #include "vmm/loader/kernel_image.h"
-#include "vmm/symbols/symtab.h"
+#include "vmm/symbols/symbols.h"
 #include "vmm/vcpu.h"
 #include "vmm/vm.h"
 
@@ -43,7 +43,7 @@ struct machine {
 	struct debug_exit debug_exit;
 	struct console console;
 	struct kernel_image kernel;
-	struct symtab symbols;
+	struct symbols symbols;
 };
 
 /* The machine the signal handlers act on; one run per process. */
@@ -111,7 +111,7 @@ static void com1_irq(void *ctx, int level)
 
 static const char *symbolize(void *ctx, uint64_t addr, char *buf, size_t len)
 {
-	return symtab_format(ctx, addr, buf, len);
+	return symtab_format(&((struct symbols *)ctx)->tab, addr, buf, len);
 }
 
 static int attach_devices(struct machine *m)
@@ -179,10 +179,39 @@ static int load_guest(struct machine *m, const struct run_options *o,
 	return ret ? ret : vcpu_set_boot_state(&m->vcpu, &regs, &sregs);
 }
 
+/*
+ * Symbols name code in crash reports and locate panic(). A kernel without
+ * any symbol source still runs; a --symbols file that does not match it
+ * is an error, as everywhere.
+ */
+static int load_symbols(struct machine *m, const struct run_options *o)
+{
+	uint64_t panic_addr;
+
+	if (symbols_load(&m->symbols, &m->kernel, o->symbols)) {
+		if (o->symbols)
+			return -1;
+		symbols_free(&m->symbols);
+		memset(&m->symbols, 0, sizeof(m->symbols));
+		return 0;
+	}
+	if (symbols_addr(&m->symbols, "panic", &panic_addr) == 0)
+		return vcpu_watch_panic(&m->vcpu, panic_addr);
+	return 0;
+}
+
 static int exit_status_for(struct machine *m, double timeout_s)
 {
 	enum vm_stop_reason reason = vm_stop_reason(&m->vm);
 	int status = vm_stop_status(&m->vm);
+
+	/* A panic is the root cause however the guest ended after it
+	 * (panic=-1 reboots, panic=0 hangs until --timeout). */
+	if (m->vcpu.guest_panicked) {
+		fprintf(stderr, "earlytrace: the guest kernel panicked (%s after it)\n",
+			vm_stop_reason_name(reason));
+		return EXIT_STATUS_GUEST_PANIC;
+	}
 
 	switch (reason) {
 	case VM_STOP_TIMEOUT:
@@ -219,7 +248,7 @@ static int run_machine(struct machine *m, const struct run_options *o)
 		goto out_kernel;
 	if (vcpu_create(&m->vcpu, &m->vm, 0, model))
 		goto out_vm;
-	if (attach_devices(m) || load_guest(m, o, model) || symtab_from_elf(&m->symbols, &m->kernel))
+	if (attach_devices(m) || load_guest(m, o, model) || load_symbols(m, o))
 		goto out_vcpu;
 	m->vcpu.symbolize = symbolize;
 	m->vcpu.symbolize_ctx = &m->symbols;
@@ -234,7 +263,7 @@ static int run_machine(struct machine *m, const struct run_options *o)
 	}
 	remove_signals();
 out_vcpu:
-	symtab_free(&m->symbols);
+	symbols_free(&m->symbols);
 	vcpu_destroy(&m->vcpu);
 	serial8250_destroy(&m->com1);
 out_vm:

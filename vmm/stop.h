@@ -28,6 +28,7 @@ typedef void (*vm_stop_fn)(void *vm, enum vm_stop_reason reason, int status);
 /* Process exit statuses that are not the guest's own. */
 #define EXIT_STATUS_ERROR 1	   /* bad input, setup or VMM failure */
 #define EXIT_STATUS_GUEST_CRASH 2  /* crash report printed */
+#define EXIT_STATUS_GUEST_PANIC 3  /* the guest kernel called panic() */
 #define EXIT_STATUS_TIMEOUT 124	   /* as timeout(1) */
 #define EXIT_STATUS_SIGNAL_BASE 128 /* + signal number, as a shell reports */
 

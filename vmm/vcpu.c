@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "arch/x86/boot_cpu.h"
-#include "arch/x86/insn.h"
 #include "vmm/crash_report.h"
+#include "vmm/emulation_fallback.h"
 #include "vmm/error.h"
 
 #define CPUID_MAX_ENTRIES 256
@@ -149,40 +149,44 @@ int vcpu_linear_to_phys(struct vcpu *vcpu, uint64_t linear, uint64_t *phys)
 	return 0;
 }
 
-/*
- * Some KVMs cannot execute int3 in guest kernel mode and stop with an
- * emulation failure at it (nested kvm-pvm does). Real hardware would have
- * raised #BP through the guest's IDT, so do exactly that: step over the
- * int3 (#BP is a trap) and inject the exception. Linux's boot-time int3
- * self-test depends on it. Never reached on KVMs that deliver int3 natively.
- */
-static bool reflect_guest_int3(struct vcpu *vcpu)
-{
-	struct kvm_vcpu_events events;
-	struct kvm_regs regs;
-	struct kvm_sregs sregs;
-	uint64_t phys;
-	const uint8_t *insn;
+static void crash(struct vcpu *vcpu, const char *what);
 
-	if (vcpu->run->internal.suberror != KVM_INTERNAL_ERROR_EMULATION ||
-	    ioctl(vcpu->fd, KVM_GET_REGS, &regs) < 0 || ioctl(vcpu->fd, KVM_GET_SREGS, &sregs) < 0 ||
-	    vcpu_linear_to_phys(vcpu, sregs.cs.base + regs.rip, &phys))
-		return false;
-	insn = guest_mem_ptr(&vcpu->vm->mem, phys, 1);
-	if (!insn || *insn != X86_OPCODE_INT3)
-		return false;
-	if (ioctl(vcpu->fd, KVM_GET_VCPU_EVENTS, &events) < 0)
-		return false;
-	regs.rip += 1;
-	events.exception.injected = 1;
-	events.exception.nr = X86_VECTOR_BP;
-	events.exception.has_error_code = 0;
-	events.flags = 0;
-	if (ioctl(vcpu->fd, KVM_SET_REGS, &regs) < 0 ||
-	    ioctl(vcpu->fd, KVM_SET_VCPU_EVENTS, &events) < 0)
-		return false;
-	vcpu->nr_reflected_int3++;
-	return true;
+#define DR7_G0 (1ull << 1) /* breakpoint 0 enabled; RW0 = LEN0 = 0: execution */
+
+static int set_panic_breakpoint(struct vcpu *vcpu, uint64_t addr)
+{
+	struct kvm_guest_debug dbg = { 0 };
+
+	if (addr) {
+		dbg.control = KVM_GUESTDBG_ENABLE | KVM_GUESTDBG_USE_HW_BP;
+		dbg.arch.debugreg[0] = addr;
+		dbg.arch.debugreg[7] = DR7_G0;
+	}
+	if (ioctl(vcpu->fd, KVM_SET_GUEST_DEBUG, &dbg) < 0)
+		return et_error_errno("KVM_SET_GUEST_DEBUG failed");
+	return 0;
+}
+
+int vcpu_watch_panic(struct vcpu *vcpu, uint64_t addr)
+{
+	if (set_panic_breakpoint(vcpu, addr))
+		return -1;
+	vcpu->panic_addr = addr;
+	return 0;
+}
+
+/* The panic breakpoint fired: note it once, disarm (the guest goes on to
+ * print its panic message and reboot or hang as it was told). */
+static void handle_debug(struct vcpu *vcpu)
+{
+	if (vcpu->panic_addr && vcpu->run->debug.arch.pc == vcpu->panic_addr) {
+		vcpu->guest_panicked = true;
+		vcpu->panic_addr = 0;
+		if (set_panic_breakpoint(vcpu, 0))
+			vm_request_stop(vcpu->vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
+		return;
+	}
+	crash(vcpu, "unexpected debug exit (KVM_EXIT_DEBUG)");
 }
 
 static void crash(struct vcpu *vcpu, const char *what)
@@ -229,11 +233,14 @@ static int dispatch_exit(struct vcpu *vcpu)
 		crash(vcpu, "VM entry failed (KVM_EXIT_FAIL_ENTRY)");
 		return 0;
 	case KVM_EXIT_INTERNAL_ERROR:
-		if (!reflect_guest_int3(vcpu))
+		if (!emulation_fallback(vcpu))
 			crash(vcpu, "KVM internal error (KVM_EXIT_INTERNAL_ERROR)");
 		return 0;
 	case KVM_EXIT_SYSTEM_EVENT:
 		handle_system_event(vcpu);
+		return 0;
+	case KVM_EXIT_DEBUG:
+		handle_debug(vcpu);
 		return 0;
 	default:
 		crash(vcpu, "unexpected exit");

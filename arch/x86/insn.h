@@ -4,6 +4,10 @@
 #define ARCH_X86_INSN_H
 
 #define X86_OPCODE_INT3 0xcc
-#define X86_VECTOR_BP 3 /* breakpoint: a trap, saved rip is after the int3 */
+#define X86_OPCODE_FWAIT 0x9b
+
+#define X86_VECTOR_BP 3	 /* breakpoint: a trap, saved rip is after the int3 */
+#define X86_VECTOR_NM 7	 /* device not available (FPU owned elsewhere) */
+#define X86_VECTOR_MF 16 /* x87 floating-point error */
 
 #endif /* ARCH_X86_INSN_H */

@@ -78,6 +78,9 @@ void boot_begin(const char *arch, enum boot_proto proto, uint64_t info_pa)
 	case CRASH_HLT:
 		print_line("crash: hlt");
 		machine_hang();
+	case CRASH_PANIC:
+		print_line("crash: panic");
+		panic("requested on the command line");
 	case CRASH_NONE:
 		break;
 	}

@@ -76,6 +76,8 @@ static void apply_word(struct word w, struct boot_opts *opts)
 			opts->crash = CRASH_TRIPLE;
 		else if (word_is(v, "hlt"))
 			opts->crash = CRASH_HLT;
+		else if (word_is(v, "panic"))
+			opts->crash = CRASH_PANIC;
 		else
 			bad_word(w);
 	} else if (word_value(w, "reboot", &v)) {

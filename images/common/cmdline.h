@@ -11,6 +11,7 @@ enum crash_mode {
 	CRASH_NONE,
 	CRASH_TRIPLE,	/* crash=triple: triple fault after the banner */
 	CRASH_HLT,	/* crash=hlt: cli; hlt forever */
+	CRASH_PANIC,	/* crash=panic: call panic(), which reboots like panic=-1 */
 };
 
 struct boot_opts {

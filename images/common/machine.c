@@ -4,6 +4,7 @@
 #include <earlytrace/abi.h>
 
 #include "io.h"
+#include "print.h"
 
 void machine_hang(void)
 {
@@ -41,4 +42,11 @@ void machine_triple_fault(void)
 	 */
 	__asm__ volatile("lidt %0; ud2" : : "m"(empty_idt));
 	__builtin_unreachable();
+}
+
+__noreturn void panic(const char *why)
+{
+	print_str("Kernel panic - not syncing: ");
+	print_line(why);
+	machine_reboot_kbd();
 }

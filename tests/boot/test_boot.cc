@@ -193,6 +193,22 @@ TEST(Boot, TripleFaultGivesACrashReport)
 	}
 }
 
+TEST(Boot, PanicIsReportedHoweverTheGuestEndsAfterIt)
+{
+	REQUIRE_KVM();
+	for (const char *arch : { "i386", "x86_64" }) {
+		// panic() here resets the machine, as Linux does with panic=-1:
+		// without the breakpoint on panic this would look like a clean reboot.
+		VmmResult r = run_vmm({ "run", "--kernel", image(arch), "--mem", "16M", "--append",
+					"crash=panic" });
+		EXPECT_EQ(r.status, 3) << arch << r.err;
+		EXPECT_NE(r.out.find("Kernel panic - not syncing: requested on the command line"),
+			  std::string::npos) << r.out;
+		EXPECT_NE(r.err.find("earlytrace: the guest kernel panicked (guest reset after it)"),
+			  std::string::npos) << r.err;
+	}
+}
+
 TEST(Boot, TimeoutCutsAHungGuest)
 {
 	REQUIRE_KVM();
