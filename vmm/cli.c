@@ -18,7 +18,9 @@ const char cli_usage[] =
 	"\n"
 	"Commands:\n"
 	"  run        boot a kernel and show its console\n"
+	"  trace      boot a kernel and record its calls into a trace file\n"
 	"  sites      list a kernel's traceable function sites\n"
+	"  report     convert a trace file: ftrace text, Chrome JSON, summary\n"
 	"  help       show this help (also --help, -h)\n"
 	"  version    show the version (also --version)\n"
 	"\n"
@@ -115,95 +117,86 @@ int cli_parse_seconds(const char *text, double *seconds)
 	return 0;
 }
 
-enum {
-	OPT_TIMEOUT = 256,
-	OPT_CPU,
-	OPT_BOOT,
-	OPT_SYMBOLS,
-	OPT_DEBUG_IO,
-};
 
 static const struct option run_options_table[] = {
-	{ "kernel", required_argument, NULL, 'k' },
-	{ "initrd", required_argument, NULL, 'i' },
-	{ "append", required_argument, NULL, 'p' },
-	{ "mem", required_argument, NULL, 'm' },
-	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-	{ "cpu", required_argument, NULL, OPT_CPU },
-	{ "boot", required_argument, NULL, OPT_BOOT },
-	{ "symbols", required_argument, NULL, OPT_SYMBOLS },
-	{ "debug-io", no_argument, NULL, OPT_DEBUG_IO },
-	{ "help", no_argument, NULL, 'h' },
+	CLI_RUN_LONG_OPTIONS,
 	{ NULL, 0, NULL, 0 },
 };
 
-/* getopt's own messages go to stderr unformatted; ours name the option. */
-static int bad_option(int argc, char **argv, int c)
+int cli_bad_option(const char *cmd, int argc, char **argv, int c)
 {
 	const char *arg = optind - 1 < argc ? argv[optind - 1] : "?";
 
+	/* getopt's own messages go to stderr unformatted; ours name the option. */
 	if (c == ':')
 		return et_error("option '%s' needs a value", arg);
 	if (optopt && optopt != '?' && optopt < 256)
-		return et_error("unknown option '-%c' (try 'earlytrace run --help')", optopt);
-	return et_error("unknown option '%s' (try 'earlytrace run --help')", arg);
+		return et_error("unknown option '-%c' (try 'earlytrace %s --help')", optopt, cmd);
+	return et_error("unknown option '%s' (try 'earlytrace %s --help')", arg, cmd);
+}
+
+void cli_run_defaults(struct run_options *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->mem_size = CLI_DEFAULT_MEM;
+	opts->cpu_model = CPU_MODEL_DEFAULT;
+}
+
+int cli_run_option(int c, const char *arg, struct run_options *opts)
+{
+	switch (c) {
+	case 'k':
+		opts->kernel = arg;
+		return 1;
+	case 'i':
+		opts->initrd = arg;
+		return 1;
+	case 'p':
+		opts->append = arg;
+		return 1;
+	case 'm':
+		return cli_parse_size(arg, &opts->mem_size) ? et_error_prefix("--mem") : 1;
+	case CLI_OPT_TIMEOUT:
+		return cli_parse_seconds(arg, &opts->timeout_s) ? et_error_prefix("--timeout") : 1;
+	case CLI_OPT_CPU:
+		if (!strcmp(arg, "help")) {
+			opts->list_cpu_models = true;
+			return 1;
+		}
+		if (!cpu_model_find(arg))
+			return et_error("--cpu: unknown CPU model '%s' (try --cpu help)", arg);
+		opts->cpu_model = arg;
+		return 1;
+	case CLI_OPT_BOOT:
+		return boot_protocol_parse(arg, &opts->boot) ? et_error_prefix("--boot") : 1;
+	case CLI_OPT_SYMBOLS:
+		opts->symbols = arg;
+		return 1;
+	case CLI_OPT_DEBUG_IO:
+		opts->debug_io = true;
+		return 1;
+	case 'h':
+		opts->help = true;
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 int cli_parse_run(int argc, char **argv, struct run_options *opts)
 {
 	int c;
 
-	memset(opts, 0, sizeof(*opts));
-	opts->mem_size = CLI_DEFAULT_MEM;
-	opts->cpu_model = CPU_MODEL_DEFAULT;
-
+	cli_run_defaults(opts);
 	optind = 0; /* full re-initialization, so parsing can be repeated */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":k:i:p:m:h", run_options_table, NULL)) != -1) {
-		switch (c) {
-		case 'k':
-			opts->kernel = optarg;
-			break;
-		case 'i':
-			opts->initrd = optarg;
-			break;
-		case 'p':
-			opts->append = optarg;
-			break;
-		case 'm':
-			if (cli_parse_size(optarg, &opts->mem_size))
-				return et_error_prefix("--mem");
-			break;
-		case OPT_TIMEOUT:
-			if (cli_parse_seconds(optarg, &opts->timeout_s))
-				return et_error_prefix("--timeout");
-			break;
-		case OPT_CPU:
-			if (!strcmp(optarg, "help")) {
-				opts->list_cpu_models = true;
-				break;
-			}
-			if (!cpu_model_find(optarg))
-				return et_error("--cpu: unknown CPU model '%s' (try --cpu help)",
-						optarg);
-			opts->cpu_model = optarg;
-			break;
-		case OPT_BOOT:
-			if (boot_protocol_parse(optarg, &opts->boot))
-				return et_error_prefix("--boot");
-			break;
-		case OPT_SYMBOLS:
-			opts->symbols = optarg;
-			break;
-		case OPT_DEBUG_IO:
-			opts->debug_io = true;
-			break;
-		case 'h':
-			opts->help = true;
-			break;
-		default:
-			return bad_option(argc, argv, c);
-		}
+	while ((c = getopt_long(argc, argv, CLI_RUN_SHORT_OPTIONS, run_options_table, NULL)) != -1) {
+		int handled = cli_run_option(c, optarg, opts);
+
+		if (handled < 0)
+			return -1;
+		if (!handled)
+			return cli_bad_option("run", argc, argv, c);
 	}
 	if (optind < argc)
 		return et_error("unexpected argument '%s' (try 'earlytrace run --help')",

@@ -34,6 +34,35 @@ struct run_options {
 /* Parses `run`'s options (argv[0] is "run"). 0, or -1 with an error. */
 int cli_parse_run(int argc, char **argv, struct run_options *opts);
 
+/* The machine options, shared by every command that boots a kernel: the
+ * getopt_long entries, their short letters, and the handler. */
+enum {
+	CLI_OPT_TIMEOUT = 256,
+	CLI_OPT_CPU,
+	CLI_OPT_BOOT,
+	CLI_OPT_SYMBOLS,
+	CLI_OPT_DEBUG_IO,
+	CLI_OPT_FIRST_FREE = 300, /* commands number their own options from here */
+};
+#define CLI_RUN_SHORT_OPTIONS ":k:i:p:m:h"
+#define CLI_RUN_LONG_OPTIONS                                       \
+	{ "kernel", required_argument, NULL, 'k' },                \
+	{ "initrd", required_argument, NULL, 'i' },                \
+	{ "append", required_argument, NULL, 'p' },                \
+	{ "mem", required_argument, NULL, 'm' },                   \
+	{ "timeout", required_argument, NULL, CLI_OPT_TIMEOUT },   \
+	{ "cpu", required_argument, NULL, CLI_OPT_CPU },           \
+	{ "boot", required_argument, NULL, CLI_OPT_BOOT },         \
+	{ "symbols", required_argument, NULL, CLI_OPT_SYMBOLS },   \
+	{ "debug-io", no_argument, NULL, CLI_OPT_DEBUG_IO },       \
+	{ "help", no_argument, NULL, 'h' }
+
+void cli_run_defaults(struct run_options *opts);
+/* 1 if `c` was a machine option (applied), 0 if not one, -1 on a bad value. */
+int cli_run_option(int c, const char *arg, struct run_options *opts);
+/* The error for getopt's '?' or ':' return, naming the command. */
+int cli_bad_option(const char *cmd, int argc, char **argv, int c);
+
 /* Parses a memory size: a number with an optional K, M, G or T suffix
  * (powers of 1024); a bare number means MiB, as with QEMU's -m. */
 int cli_parse_size(const char *text, uint64_t *bytes);

@@ -31,13 +31,6 @@ static bool skip(struct vcpu *vcpu, struct kvm_regs *regs, unsigned len)
 	return ioctl(vcpu->fd, KVM_SET_REGS, regs) == 0;
 }
 
-/* int3 raises #BP, a trap: the guest's handler sees rip after the int3.
- * Linux's boot-time int3 self-test depends on it. */
-static bool do_int3(struct vcpu *vcpu, struct kvm_regs *regs)
-{
-	return skip(vcpu, regs, 1) && inject_exception(vcpu, X86_VECTOR_BP);
-}
-
 /* FWAIT: #NM when the FPU belongs to another task (CR0.TS with CR0.MP),
  * #MF when an unmasked x87 exception is pending, else nothing. Linux runs
  * one whenever a task that used the FPU exits. */
@@ -71,7 +64,9 @@ bool emulation_fallback(struct vcpu *vcpu)
 		return false;
 	switch (*insn) {
 	case X86_OPCODE_INT3:
-		done = do_int3(vcpu, &regs);
+		/* A tracer's breakpoint, or the guest's own (Linux's boot-time
+		 * int3 self-test), which gets the #BP it would have raised. */
+		done = guest_debug_int3(vcpu, &regs, &sregs);
 		break;
 	case X86_OPCODE_FWAIT:
 		done = do_fwait(vcpu, &regs, &sregs);

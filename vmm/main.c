@@ -5,8 +5,10 @@
 
 #include "earlytrace/abi.h"
 #include "vmm/cli.h"
+#include "vmm/cmd_report.h"
 #include "vmm/cmd_run.h"
 #include "vmm/cmd_sites.h"
+#include "vmm/cmd_trace.h"
 #include "vmm/stop.h"
 #include "vmm/version.h"
 
@@ -26,8 +28,12 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "run"))
 		return cmd_run(argc - 1, argv + 1);
+	if (!strcmp(cmd, "trace"))
+		return cmd_trace(argc - 1, argv + 1);
 	if (!strcmp(cmd, "sites"))
 		return cmd_sites(argc - 1, argv + 1);
+	if (!strcmp(cmd, "report"))
+		return cmd_report(argc - 1, argv + 1);
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
 		fputs(cli_usage, stdout);
 		return 0;

@@ -14,12 +14,14 @@ enum vm_stop_reason {
 	VM_STOP_NONE = 0,
 	VM_STOP_DEBUG_EXIT,	/* guest wrote the debug-exit port */
 	VM_STOP_RESET,		/* guest asked for a reset (i8042 0xfe) */
+	VM_STOP_POWER_OFF,	/* guest powered off (a KVM system event) */
 	VM_STOP_TIMEOUT,	/* --timeout elapsed */
 	VM_STOP_SIGNAL,		/* SIGINT/SIGTERM/SIGHUP on the host */
 	VM_STOP_CONSOLE_QUIT,	/* Ctrl-A x typed on the console */
 	VM_STOP_GUEST_CRASH,	/* triple fault, failed entry, emulation error */
 	VM_STOP_HALTED,		/* HLT with interrupts off: nothing can wake it */
 	VM_STOP_VMM_ERROR,	/* an ioctl failed under us */
+	VM_STOP_TRACE_DONE,	/* --until reached or --max-events recorded */
 };
 
 /* Implemented by the VM; devices hold a pointer to it. */

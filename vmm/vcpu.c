@@ -149,46 +149,6 @@ int vcpu_linear_to_phys(struct vcpu *vcpu, uint64_t linear, uint64_t *phys)
 	return 0;
 }
 
-static void crash(struct vcpu *vcpu, const char *what);
-
-#define DR7_G0 (1ull << 1) /* breakpoint 0 enabled; RW0 = LEN0 = 0: execution */
-
-static int set_panic_breakpoint(struct vcpu *vcpu, uint64_t addr)
-{
-	struct kvm_guest_debug dbg = { 0 };
-
-	if (addr) {
-		dbg.control = KVM_GUESTDBG_ENABLE | KVM_GUESTDBG_USE_HW_BP;
-		dbg.arch.debugreg[0] = addr;
-		dbg.arch.debugreg[7] = DR7_G0;
-	}
-	if (ioctl(vcpu->fd, KVM_SET_GUEST_DEBUG, &dbg) < 0)
-		return et_error_errno("KVM_SET_GUEST_DEBUG failed");
-	return 0;
-}
-
-int vcpu_watch_panic(struct vcpu *vcpu, uint64_t addr)
-{
-	if (set_panic_breakpoint(vcpu, addr))
-		return -1;
-	vcpu->panic_addr = addr;
-	return 0;
-}
-
-/* The panic breakpoint fired: note it once, disarm (the guest goes on to
- * print its panic message and reboot or hang as it was told). */
-static void handle_debug(struct vcpu *vcpu)
-{
-	if (vcpu->panic_addr && vcpu->run->debug.arch.pc == vcpu->panic_addr) {
-		vcpu->guest_panicked = true;
-		vcpu->panic_addr = 0;
-		if (set_panic_breakpoint(vcpu, 0))
-			vm_request_stop(vcpu->vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
-		return;
-	}
-	crash(vcpu, "unexpected debug exit (KVM_EXIT_DEBUG)");
-}
-
 static void crash(struct vcpu *vcpu, const char *what)
 {
 	crash_report(vcpu, what, stderr);
@@ -202,7 +162,7 @@ static void handle_system_event(struct vcpu *vcpu)
 		vm_request_stop(vcpu->vm, VM_STOP_RESET, 0);
 		break;
 	case KVM_SYSTEM_EVENT_SHUTDOWN:
-		vm_request_stop(vcpu->vm, VM_STOP_DEBUG_EXIT, 0);
+		vm_request_stop(vcpu->vm, VM_STOP_POWER_OFF, 0);
 		break;
 	default:
 		crash(vcpu, "system event (crash)");
@@ -240,7 +200,8 @@ static int dispatch_exit(struct vcpu *vcpu)
 		handle_system_event(vcpu);
 		return 0;
 	case KVM_EXIT_DEBUG:
-		handle_debug(vcpu);
+		if (!guest_debug_handle_exit(vcpu))
+			crash(vcpu, "unexpected debug exit (KVM_EXIT_DEBUG)");
 		return 0;
 	default:
 		crash(vcpu, "unexpected exit");

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "arch/x86/cpu_model.h"
+#include "vmm/guest_debug.h"
 #include "vmm/vm.h"
 
 struct vcpu;
@@ -28,8 +29,7 @@ struct vcpu {
 	void *symbolize_ctx;
 	int debug_io; /* log accesses no device claims */
 	uint64_t nr_emulation_fallbacks; /* instructions the KVM left to us */
-	uint64_t panic_addr;	    /* watched with a hardware breakpoint; 0: none */
-	bool guest_panicked;	    /* the guest entered panic() */
+	struct guest_debug debug;	 /* breakpoints the VMM placed */
 };
 
 int vcpu_create(struct vcpu *vcpu, struct vm *vm, unsigned id, const struct cpu_model *model);
@@ -50,11 +50,6 @@ int vcpu_run(struct vcpu *vcpu);
 /* Guest-physical address of a linear address, through the guest's own
  * page tables as KVM walks them (identity when paging is off). */
 int vcpu_linear_to_phys(struct vcpu *vcpu, uint64_t linear, uint64_t *phys);
-
-/* Watches the guest kernel's panic() (its virtual address) with hardware
- * breakpoint 0, so a panic is known however the guest ends afterwards. The
- * guest's own use of debug registers is overridden while it is armed. */
-int vcpu_watch_panic(struct vcpu *vcpu, uint64_t addr);
 
 /* Makes a KVM_RUN in progress (or the next one) return at once; safe in a
  * signal handler. */

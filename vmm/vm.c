@@ -161,6 +161,8 @@ const char *vm_stop_reason_name(enum vm_stop_reason reason)
 		return "debug-exit port";
 	case VM_STOP_RESET:
 		return "guest reset";
+	case VM_STOP_POWER_OFF:
+		return "guest power-off";
 	case VM_STOP_TIMEOUT:
 		return "timeout";
 	case VM_STOP_SIGNAL:
@@ -173,6 +175,8 @@ const char *vm_stop_reason_name(enum vm_stop_reason reason)
 		return "guest halted";
 	case VM_STOP_VMM_ERROR:
 		return "VMM error";
+	case VM_STOP_TRACE_DONE:
+		return "trace complete";
 	}
 	return "?";
 }

@@ -86,6 +86,11 @@ void boot_begin(const char *arch, enum boot_proto proto, uint64_t info_pa)
 	}
 }
 
+const struct boot_opts *boot_options(void)
+{
+	return &boot_opts;
+}
+
 void boot_end(void)
 {
 	if (boot_opts.reboot_kbd) {

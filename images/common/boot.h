@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "cmdline.h"
 #include "compiler.h"
 
 /* How the kernel was entered, and so what the loader's pointer points to. */
@@ -21,6 +22,9 @@ enum boot_proto {
  * reachable at their physical addresses (see phys.h).
  */
 void boot_begin(const char *arch, enum boot_proto proto, uint64_t info_pa);
+
+/* The command line as boot_begin() parsed it. */
+const struct boot_opts *boot_options(void);
 
 /* Prints "done" and ends the run as the command line asked. */
 __noreturn void boot_end(void);

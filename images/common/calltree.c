@@ -80,6 +80,28 @@ __traced_fn static uint32_t ct_root(void)
 	return sum + ct_fib(CT_FIB_N);
 }
 
+_Static_assert(CT_NR_FNS == CALLTREE_NR_FNS, "calltree.h is out of step");
+
+const char *calltree_fn_name(unsigned i)
+{
+	return i < CT_NR_FNS ? ct_names[i] : "";
+}
+
+uintptr_t calltree_fn_addr(unsigned i)
+{
+	switch (i) {
+	case CT_ROOT:
+		return (uintptr_t)ct_root;
+	case CT_BRANCH:
+		return (uintptr_t)ct_branch;
+	case CT_LEAF:
+		return (uintptr_t)ct_leaf;
+	case CT_FIB:
+		return (uintptr_t)ct_fib;
+	}
+	return 0;
+}
+
 static void ct_report(const char *phase)
 {
 	uint32_t total = 0;

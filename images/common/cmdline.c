@@ -85,6 +85,11 @@ static void apply_word(struct word w, struct boot_opts *opts)
 			opts->reboot_kbd = true;
 		else
 			bad_word(w);
+	} else if (word_value(w, "trace", &v)) {
+		if (word_is(v, "ring"))
+			opts->trace_ring = true;
+		else
+			bad_word(w);
 	}
 }
 

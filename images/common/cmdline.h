@@ -18,6 +18,7 @@ struct boot_opts {
 	uint32_t exit_status;	/* exit=N, written to the debug-exit port */
 	enum crash_mode crash;
 	bool reboot_kbd;	/* reboot=kbd: i8042 reset instead of debug exit */
+	bool trace_ring;	/* trace=ring: take tracing over with guestlib */
 };
 
 /* Parses at most max bytes of s (stops at NUL). Unknown words are ignored,

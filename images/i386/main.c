@@ -2,6 +2,8 @@
 /*
  * The i386 test kernel: the call tree once with paging off ("prepaging"),
  * then once with paging on, executing at the higher-half alias ("paging").
+ * With trace=ring it runs, with paging off, the two phases around the
+ * guestlib handoff instead ("early", then "ring"; common/tracering.c).
  */
 #include <stdint.h>
 
@@ -10,6 +12,7 @@
 #include "compiler.h"
 #include "paging.h"
 #include "print.h"
+#include "tracering.h"
 
 __noreturn void boot_main(uint32_t start_info_pa);
 
@@ -25,6 +28,11 @@ void boot_main(uint32_t start_info_pa)
 	void (*alias)(void);
 
 	boot_begin("i386", BOOT_PROTO_PVH, start_info_pa);
+	if (boot_options()->trace_ring) {
+		/* Paging is off: virtual = physical. */
+		tracering_run(0);
+		boot_end();
+	}
 	calltree_run("prepaging");
 
 	if (!paging_enable()) {

@@ -3,13 +3,16 @@
  * The x86_64 test kernel: entry.S reaches long mode by either boot protocol
  * and calls boot_main (PVH) or boot_main_linux64 (Linux 64-bit boot
  * protocol) at its higher-half address, where the call tree runs once
- * ("longmode").
+ * ("longmode"), or, with trace=ring, twice around the guestlib handoff
+ * ("early", then "ring"; common/tracering.c).
  */
 #include <stdint.h>
 
 #include "boot.h"
 #include "calltree.h"
 #include "compiler.h"
+#include "layout.h"
+#include "tracering.h"
 
 __noreturn void boot_main(uint32_t start_info_pa);
 __noreturn void boot_main_linux64(uint64_t boot_params_pa);
@@ -17,6 +20,11 @@ __noreturn void boot_main_linux64(uint64_t boot_params_pa);
 /* What both entries do once the loader's information has been reported. */
 __traced_fn __noreturn static void longmode_main(void)
 {
+	if (boot_options()->trace_ring) {
+		/* The image runs at physical + KERNEL_VIRT_BASE (kernel.ld). */
+		tracering_run(-(int64_t)KERNEL_VIRT_BASE);
+		boot_end();
+	}
 	calltree_run("longmode");
 	boot_end();
 }

@@ -13,6 +13,7 @@
 #include "arch/x86/disasm.h"
 #include "arch/x86/gdt.h"
 #include "arch/x86/layout.h"
+#include "arch/x86/page_walk.h"
 #include "earlytrace/abi.h"
 #include "vmm/boot/boot.h"
 #include "vmm/boot/cmdline.h"
@@ -32,5 +33,7 @@
 #include "vmm/loader/kernel_image.h"
 #include "vmm/stop.h"
 #include "vmm/symbols/symtab.h"
+#include "vmm/report/report.h"
+#include "vmm/trace/trace_file.h"
 
 #endif /* TESTS_SHIM_EARLYTRACE_SHIM_H */

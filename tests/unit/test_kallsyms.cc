@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "tests/shim/earlytrace_shim.h"
+#include "tests/fixtures.h"
 #include "vmm/sites/sites.h"
 #include "vmm/symbols/kallsyms.h"
 #include "vmm/symbols/symbols.h"
@@ -276,34 +277,12 @@ TEST(Kallsyms, ImageWithoutKallsymsIsAClearError)
 	kernel_image_close(&img);
 }
 
-namespace {
-
-std::string debian_dir()
-{
-	const char *env = getenv("EARLYTRACE_DEBIAN_KERNEL_DIR");
-	if (env && *env)
-		return env;
-	const char *xdg = getenv("XDG_CACHE_HOME");
-	const char *home = getenv("HOME");
-	if (xdg && *xdg)
-		return std::string(xdg) + "/earlytrace/debian-kernel";
-	return std::string(home ? home : "/nonexistent") + "/.cache/earlytrace/debian-kernel";
-}
-
-bool exists(const std::string &p)
-{
-	struct stat st;
-	return stat(p.c_str(), &st) == 0;
-}
-
-} // namespace
-
 // The point of kallsyms recovery: the stock kernel is stripped, so even
 // __start_mcount_loc comes from kallsyms (CONFIG_KALLSYMS_ALL).
 TEST(KallsymsDebian, RecoversSymbolsAndNamesEverySite)
 {
-	std::string vmlinux = debian_dir() + "/vmlinux";
-	if (!exists(vmlinux))
+	std::string vmlinux = debian_kernel_dir() + "/vmlinux";
+	if (!file_exists(vmlinux))
 		GTEST_SKIP() << "no " << vmlinux << " (run images/fetch-debian-kernel.sh)";
 	struct kernel_image img;
 	struct symbols syms;
@@ -342,8 +321,8 @@ TEST(KallsymsDebian, RecoversSymbolsAndNamesEverySite)
 
 	// Against the real System.map of the same build, when one is provided
 	// (from the -dbg package: see docs/sites-and-symbols.md).
-	std::string map = debian_dir() + "/System.map.dbg";
-	if (exists(map)) {
+	std::string map = debian_kernel_dir() + "/System.map.dbg";
+	if (file_exists(map)) {
 		struct symbols real;
 		ASSERT_EQ(symbols_from_system_map(&real, map.c_str()), 0) << et_last_error();
 		std::map<std::string, int> want, got;

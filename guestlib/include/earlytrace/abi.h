@@ -25,10 +25,100 @@
  */
 #define ET_PORT_DEBUG_EXIT (ET_PORT_BASE + 0x0)
 
+/*
+ * Hypercall: a 32-bit write of the guest-physical address of a struct
+ * et_hypercall to this port. The VMM reads the block, acts, writes
+ * `result` (0 or a negative ET_E* code) back into it, and returns to the
+ * guest; every address and length in the block is checked against guest
+ * RAM first. One port-I/O exit per call.
+ */
+#define ET_PORT_HYPERCALL (ET_PORT_BASE + 0x4)
+
 /* Legacy PC ports the VMM emulates for guests. */
 #define ET_PORT_COM1 0x3f8 /* 8250/16550 UART, 8 registers */
 #define ET_PORT_I8042_DATA 0x60
 #define ET_PORT_I8042_CMD 0x64 /* write 0xfe: pulse reset line */
 #define ET_I8042_CMD_RESET 0xfe
+
+#ifndef __ASSEMBLER__
+#include <stdint.h>
+
+enum et_hypercall_nr {
+	/* arg0 = guest-physical address of a struct et_ring, arg1 = its total
+	 * size in bytes. The VMM restores every site it patched, copies the
+	 * events it recorded into the ring (original timestamps), and stops
+	 * recording; from then on the guest records into the ring itself. */
+	ET_HC_HANDOFF = 1,
+	/* arg0 = guest-physical address of a NUL-terminated marker string (at
+	 * most 256 bytes): the VMM records it as an event on the trace clock. */
+	ET_HC_MARK = 2,
+};
+
+#define ET_E_INVAL (-22)   /* bad number, address or length */
+#define ET_E_VERSION (-95) /* abi_version is not one the VMM speaks */
+#define ET_E_STATE (-16)   /* e.g. a second handoff */
+
+struct et_hypercall {
+	uint32_t abi_version; /* ET_ABI_VERSION */
+	uint32_t nr;	      /* enum et_hypercall_nr */
+	uint64_t arg0;
+	uint64_t arg1;
+	int64_t result;	      /* written by the VMM */
+};
+
+/*
+ * The guest's trace ring: a header followed by `capacity` fixed-size
+ * records. Single producer (the guest), any number of readers (the VMM
+ * reads it from guest memory at any time). `head` counts records ever
+ * written; record i lives in slot i % capacity. When the ring is full the
+ * oldest records are overwritten (a flight recorder) and `lost` counts
+ * them, so a reader always knows exactly what it missed.
+ */
+#define ET_RING_MAGIC 0x474e5254u /* "TRNG" */
+
+struct et_ring_record {
+	uint64_t tsc;	    /* guest TSC */
+	uint64_t ip;	    /* function entry (guest virtual) */
+	uint64_t parent_ip; /* return address into the caller */
+	uint32_t cpu;
+	uint16_t kind;	    /* enum et_record_kind */
+	uint16_t flags;	    /* enum et_record_flags */
+};
+
+enum et_record_kind {
+	ET_REC_CALL = 1,
+};
+
+/* flags: who recorded the event (the low two bits). */
+enum et_record_flags {
+	ET_REC_SRC_BREAKPOINT = 1, /* the VMM, on an int3 exit, before handoff */
+	ET_REC_SRC_TRAMPOLINE = 2, /* a VMM trampoline in guest memory, before handoff */
+	ET_REC_SRC_GUEST = 3,	   /* the guest's own fentry handler, after handoff */
+	ET_REC_SRC_MASK = 3,
+};
+
+struct et_ring {
+	uint32_t magic;	      /* ET_RING_MAGIC */
+	uint32_t abi_version; /* ET_ABI_VERSION */
+	uint32_t record_size; /* sizeof(struct et_ring_record) */
+	uint32_t capacity;    /* number of record slots after the header */
+	uint64_t tsc_khz;     /* guest TSC frequency, 0 if unknown */
+	volatile uint64_t head; /* records ever written */
+	volatile uint64_t lost; /* records overwritten before anyone read them */
+	uint64_t vmm_events;  /* how many of the first records came from the VMM */
+	uint64_t vmm_dropped; /* events the VMM dropped before the handoff */
+	uint64_t reserved;
+	struct et_ring_record records[];
+};
+/* The layouts are the ABI: both compilers must agree on them. */
+#ifdef __cplusplus
+#define ET_ABI_ASSERT static_assert
+#else
+#define ET_ABI_ASSERT _Static_assert
+#endif
+ET_ABI_ASSERT(sizeof(struct et_hypercall) == 32, "hypercall block is 32 bytes");
+ET_ABI_ASSERT(sizeof(struct et_ring_record) == 32, "ring records are 32 bytes");
+ET_ABI_ASSERT(sizeof(struct et_ring) == 64, "ring header is 64 bytes");
+#endif /* !__ASSEMBLER__ */
 
 #endif /* EARLYTRACE_ABI_H */

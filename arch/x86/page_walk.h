@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Guest-virtual to guest-physical translation through the guest's own page
+ * tables, in every x86 paging mode: paging off, 32-bit (with 4 MiB PSE
+ * pages and PSE-36), PAE, 4-level and 5-level long mode.
+ *
+ * The tracer reads the guest stack and guest code at virtual addresses on
+ * every event; walking the tables here avoids a KVM_TRANSLATE ioctl per
+ * read. The tables are guest memory, hence untrusted: every entry is read
+ * through guest_mem_ptr() and the walk has a fixed depth.
+ *
+ * Accessed/dirty bits are never written and permissions (U/S, R/W, NX) are
+ * not checked: the VMM reads on the guest's behalf, not as the guest.
+ * Reserved bits are ignored.
+ */
+#ifndef ARCH_X86_PAGE_WALK_H
+#define ARCH_X86_PAGE_WALK_H
+
+#include <linux/kvm.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vmm/guest_mem.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Control-register bits the walk depends on (CR0.PG, CR4.PAE and EFER.LMA
+ * carry the same values as arch/x86/boot_cpu.h's names). */
+#define X86_PW_CR0_PG (1ull << 31)
+#define X86_PW_CR4_PSE (1ull << 4)
+#define X86_PW_CR4_PAE (1ull << 5)
+#define X86_PW_CR4_LA57 (1ull << 12)
+#define X86_PW_EFER_NXE (1ull << 11)
+#define X86_PW_EFER_LMA (1ull << 10)
+
+/* Entry bits. */
+#define X86_PW_P (1ull << 0)
+#define X86_PW_PS (1ull << 7)	    /* large page (PDE, or PDPTE in long mode) */
+#define X86_PW_NX (1ull << 63)
+/* Bits 51:12 of an 8-byte entry: the architectural physical-address field.
+ * Masks NX, the protection key (62:59) and the ignored bits above 51. */
+#define X86_PW_ADDR_MASK 0x000ffffffffff000ull
+
+struct x86_paging {
+	uint64_t cr0, cr3, cr4, efer;
+};
+
+struct x86_paging x86_paging_from_sregs(const struct kvm_sregs *sregs);
+
+/*
+ * Translates linear address `va`. On success stores the guest-physical
+ * address in *pa and, if page_end is not NULL, the first linear address
+ * after the page that maps va (4 KiB granules when paging is off), so a
+ * caller can read up to it without translating again; it wraps to 0 at the
+ * top of the 64-bit space. Outside long mode linear addresses are 32 bits:
+ * va is truncated first. Returns 0, or -1 with et_last_error() saying why.
+ */
+int x86_translate(const struct guest_mem *gm, const struct x86_paging *pg, uint64_t va,
+		  uint64_t *pa, uint64_t *page_end);
+
+/* Copies `len` bytes at linear address `va` into buf, translating each page
+ * separately (virtually contiguous pages need not be physically so). */
+int x86_read_virt(const struct guest_mem *gm, const struct x86_paging *pg, uint64_t va,
+		  void *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ARCH_X86_PAGE_WALK_H */

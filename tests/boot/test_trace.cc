@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: MIT
+// `earlytrace trace` on the test kernels: every call of the call tree is
+// recorded with the right function, parent and clock; the buffer policies,
+// --oneshot, --until and --max-events do what they say; and the handoff to
+// a guestlib ring loses nothing and duplicates nothing.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "tests/boot/vmm_process.h"
+#include "tests/shim/earlytrace_shim.h"
+#include "vmm/trace/trace_file.h"
+
+#define REQUIRE_KVM()                                                  \
+	do {                                                           \
+		if (!kvm_available())                                  \
+			GTEST_SKIP() << "/dev/kvm is not usable here"; \
+	} while (0)
+
+namespace {
+
+struct Trace {
+	std::vector<et_ring_record> events;
+	std::map<std::string, long> calls;	   // by function name
+	std::map<std::string, std::string> parent; // function -> parent's function (last seen)
+	std::map<unsigned, long> by_source;
+	uint64_t dropped = 0;
+	bool has_end = false;
+	std::vector<std::string> marks;
+	std::string error;
+};
+
+std::string name_of(const struct symtab *tab, uint64_t addr)
+{
+	const struct symbol *s = symtab_lookup(tab, addr, nullptr);
+	return s ? s->name : "?";
+}
+
+Trace read_trace(const std::string &path)
+{
+	Trace t;
+	struct trace_reader *r = nullptr;
+	if (trace_reader_open(&r, path.c_str())) {
+		t.error = et_last_error();
+		return t;
+	}
+	const struct symtab *tab = trace_reader_symtab(r);
+	const struct trace_info *info = trace_reader_info(r);
+	t.dropped = info->dropped;
+	t.has_end = info->has_end;
+	struct trace_record rec;
+	while (trace_reader_next(r, &rec) == 1) {
+		if (rec.type == TRACE_REC_MARK)
+			t.marks.push_back(rec.text);
+		for (size_t i = 0; i < rec.nr_events; i++) {
+			const et_ring_record &ev = rec.events[i];
+			t.events.push_back(ev);
+			std::string fn = name_of(tab, ev.ip);
+			t.calls[fn]++;
+			t.parent[fn] = name_of(tab, ev.parent_ip);
+			t.by_source[ev.flags & ET_REC_SRC_MASK]++;
+		}
+	}
+	trace_reader_close(r);
+	return t;
+}
+
+VmmResult trace_image(const char *arch, const std::string &out, std::vector<std::string> extra)
+{
+	std::vector<std::string> args = { "trace", "--kernel", image(arch), "--mem", "32M",
+					  "--output", out, "--timeout", "120" };
+	args.insert(args.end(), extra.begin(), extra.end());
+	return run_vmm(args);
+}
+
+} // namespace
+
+TEST(Trace, EveryCallOfTheCallTreeIsRecorded)
+{
+	REQUIRE_KVM();
+	std::string out = temp_path("x86_64.trace");
+	VmmResult r = trace_image("x86_64", out, { "--filter", "ct_*" });
+	ASSERT_EQ(r.status, 0) << r.err;
+	Trace t = read_trace(out);
+	ASSERT_EQ(t.error, "");
+	EXPECT_TRUE(t.has_end);
+	// The counts the image prints are the counts the trace holds.
+	EXPECT_EQ(t.calls["ct_root"], 4);
+	EXPECT_EQ(t.calls["ct_branch"], 32);
+	EXPECT_EQ(t.calls["ct_leaf"], 512);
+	EXPECT_EQ(t.calls["ct_fib"], 268);
+	EXPECT_EQ(t.events.size(), 816u);
+	EXPECT_EQ(t.by_source[ET_REC_SRC_BREAKPOINT], 816);
+	EXPECT_EQ(t.dropped, 0u);
+	// Parents come from the guest stack.
+	EXPECT_EQ(t.parent["ct_leaf"], "ct_branch");
+	EXPECT_EQ(t.parent["ct_branch"], "ct_root");
+	// One clock, in order.
+	for (size_t i = 1; i < t.events.size(); i++)
+		ASSERT_LE(t.events[i - 1].tsc, t.events[i].tsc) << i;
+	EXPECT_NE(r.err.find("earlytrace: trace: 816 events"), std::string::npos) << r.err;
+	remove(out.c_str());
+}
+
+TEST(Trace, I386BeforePagingAndAtTheHigherHalfAlias)
+{
+	REQUIRE_KVM();
+	std::string out = temp_path("i386.trace");
+	VmmResult r = trace_image("i386", out, { "--filter", "ct_*" });
+	ASSERT_EQ(r.status, 0) << r.err;
+	Trace t = read_trace(out);
+	ASSERT_EQ(t.error, "");
+	// The same sites run at their physical addresses, then (where the KVM
+	// allows 32-bit paging) at the alias: both map to one site.
+	long phases = r.out.find("paging: on, alias") != std::string::npos ? 2 : 1;
+	EXPECT_EQ(t.calls["ct_leaf"], 512 * phases);
+	EXPECT_EQ(t.calls["ct_fib"], 268 * phases);
+	EXPECT_EQ((long)t.events.size(), 816 * phases);
+	remove(out.c_str());
+}
+
+TEST(Trace, AllSitesWithoutAFilter)
+{
+	REQUIRE_KVM();
+	std::string out = temp_path("all.trace");
+	VmmResult r = trace_image("x86_64", out, {});
+	ASSERT_EQ(r.status, 0) << r.err;
+	Trace t = read_trace(out);
+	EXPECT_EQ(t.calls["ct_leaf"], 512);
+	// Console output goes through traced helpers too.
+	EXPECT_GT(t.events.size(), 816u);
+	EXPECT_GT(t.calls["uart_putc"], 100);
+	remove(out.c_str());
+}
+
+TEST(Trace, OneshotRecordsEachFunctionOnce)
+{
+	REQUIRE_KVM();
+	std::string out = temp_path("oneshot.trace");
+	VmmResult r = trace_image("x86_64", out, { "--filter", "ct_*", "--oneshot" });
+	ASSERT_EQ(r.status, 0) << r.err;
+	Trace t = read_trace(out);
+	EXPECT_EQ(t.events.size(), 4u);
+	for (const char *fn : { "ct_root", "ct_branch", "ct_leaf", "ct_fib" })
+		EXPECT_EQ(t.calls[fn], 1) << fn;
+	remove(out.c_str());
+}
+
+TEST(Trace, MaxEventsAndUntilEndTheRun)
+{
+	REQUIRE_KVM();
+	std::string out = temp_path("max.trace");
+	VmmResult r = trace_image("x86_64", out, { "--filter", "ct_*", "--max-events", "100" });
+	EXPECT_EQ(r.status, 0) << r.err;
+	EXPECT_EQ(r.out.find("done"), std::string::npos); // the guest did not finish
+	EXPECT_EQ(read_trace(out).events.size(), 100u);
+
+	r = trace_image("x86_64", out, { "--filter", "ct_*", "--until", "ct_fib" });
+	EXPECT_EQ(r.status, 0) << r.err;
+	Trace t = read_trace(out);
+	// The first root runs its 8 branches of 16 leaves, then calls ct_fib.
+	EXPECT_EQ(t.calls["ct_fib"], 1);
+	EXPECT_EQ(t.calls["ct_leaf"], 128);
+	EXPECT_EQ(t.calls["ct_root"], 1);
+	remove(out.c_str());
+}
+
+TEST(Trace, FullBufferDropsAreCountedExactly)
+{
+	REQUIRE_KVM();
+	std::string out = temp_path("small.trace");
+	// 100 events of 32 bytes.
+	VmmResult r = trace_image("x86_64", out, { "--filter", "ct_*", "--buf-size", "3200B" });
+	ASSERT_EQ(r.status, 0) << r.err;
+	Trace t = read_trace(out);
+	EXPECT_EQ(t.events.size(), 100u);
+	EXPECT_EQ(t.dropped, 716u);
+	EXPECT_NE(r.err.find("716 dropped"), std::string::npos) << r.err;
+
+	// A flight recorder keeps the newest 100: the last calls of the tree.
+	r = trace_image("x86_64", out, { "--filter", "ct_*", "--buf-size", "3200B", "--overflow", "overwrite" });
+	ASSERT_EQ(r.status, 0) << r.err;
+	t = read_trace(out);
+	EXPECT_EQ(t.events.size(), 100u);
+	EXPECT_EQ(t.dropped, 716u);
+	EXPECT_EQ(t.calls["ct_root"], 0);
+	remove(out.c_str());
+}
+
+TEST(Trace, BadTraceOptions)
+{
+	VmmResult r = run_vmm({ "trace", "--kernel", image("x86_64"), "--overflow", "wrap" });
+	EXPECT_EQ(r.status, 1);
+	EXPECT_NE(r.err.find("--overflow: unknown overflow policy 'wrap'"), std::string::npos) << r.err;
+	r = run_vmm({ "trace", "--kernel", image("x86_64"), "--max-events", "0" });
+	EXPECT_NE(r.err.find("--max-events: invalid count '0'"), std::string::npos) << r.err;
+	r = run_vmm({ "trace", "--kernel", image("x86_64"), "--buf-size", "8B" });
+	EXPECT_NE(r.err.find("holds no event"), std::string::npos) << r.err;
+	if (!kvm_available())
+		return;
+	r = run_vmm({ "trace", "--kernel", image("x86_64"), "--until", "no_such_function",
+		      "--output", temp_path("x.trace") });
+	EXPECT_EQ(r.status, 1);
+	EXPECT_NE(r.err.find("--until: no symbol 'no_such_function'"), std::string::npos) << r.err;
+	r = run_vmm({ "trace", "--kernel", image("x86_64"), "--filter", "nothing_matches*",
+		      "--output", temp_path("x.trace") });
+	EXPECT_EQ(r.status, 1);
+	EXPECT_NE(r.err.find("matches no traceable function"), std::string::npos) << r.err;
+}

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+#include "tests/fixtures.h"
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+
+namespace {
+
+std::string cache_dir()
+{
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME");
+	if (xdg && *xdg)
+		return std::string(xdg) + "/earlytrace";
+	return std::string(home ? home : "/nonexistent") + "/.cache/earlytrace";
+}
+
+std::string from_env(const char *name, const std::string &fallback)
+{
+	const char *v = getenv(name);
+	return v && *v ? std::string(v) : fallback;
+}
+
+} // namespace
+
+std::string debian_kernel_dir()
+{
+	return from_env("EARLYTRACE_DEBIAN_KERNEL_DIR", cache_dir() + "/debian-kernel");
+}
+
+std::string initramfs_path()
+{
+	return from_env("EARLYTRACE_INITRAMFS", cache_dir() + "/initramfs.cpio");
+}
+
+bool file_exists(const std::string &path)
+{
+	struct stat st;
+	return stat(path.c_str(), &st) == 0;
+}

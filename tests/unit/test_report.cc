@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: MIT
+// Reports from a small synthetic trace: exact ftrace text, JSON that
+// parses (a tiny checker below), the summary, symbolization, and marks
+// and drops merged in by time.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/shim/earlytrace_shim.h"
+#include "vmm/version.h"
+
+namespace {
+
+struct TempDir {
+	std::string path;
+	TempDir()
+	{
+		char tmpl[] = "/tmp/et-report-XXXXXX";
+		path = mkdtemp(tmpl);
+	}
+	~TempDir() { (void)!system(("rm -rf '" + path + "'").c_str()); }
+	std::string file(const char *name) const { return path + "/" + name; }
+};
+
+std::string slurp(const std::string &path)
+{
+	std::ifstream f(path, std::ios::binary);
+	return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+std::vector<std::string> lines(const std::string &text)
+{
+	std::vector<std::string> out;
+	std::istringstream in(text);
+	for (std::string l; std::getline(in, l);)
+		out.push_back(l);
+	return out;
+}
+
+const uint64_t K = 0xffffffff81000000ull;
+
+struct symbol syms[] = {
+	{ K + 0x000, 0x100, "start_kernel", 'T' },
+	{ K + 0x100, 0x40, "foo", 't' },
+	{ K + 0x200, 0x20, "we\"ird\\name", 't' },
+	{ K + 0x300, 0x80, "x86_64_start_reservations", 'T' },
+};
+struct symtab tab = { syms, 4 };
+
+et_ring_record ev(uint64_t tsc, uint64_t ip, uint64_t parent, uint32_t cpu, uint16_t src)
+{
+	et_ring_record e{};
+	e.tsc = tsc;
+	e.ip = ip;
+	e.parent_ip = parent;
+	e.cpu = cpu;
+	e.kind = ET_REC_CALL;
+	e.flags = src;
+	return e;
+}
+
+// 1 GHz TSC: one cycle is one nanosecond.
+std::string write_trace(const TempDir &d, uint64_t khz, bool finish = true)
+{
+	std::string path = d.file("t.ettrace");
+	trace_meta m{};
+	m.kernel_path = "images/x86_64.elf";
+	m.build_id_hex = "abcdef01";
+	m.symbol_source = "kernel .symtab (4 symbols)";
+	m.tsc_khz = khz;
+	m.mode = "breakpoint";
+	trace_writer *w;
+	EXPECT_EQ(trace_writer_open(&w, path.c_str(), &m), 0);
+	EXPECT_EQ(trace_writer_symbols(w, &tab), 0);
+	et_ring_record a[] = {
+		ev(1234000, K, K + 0x320, 0, ET_REC_SRC_BREAKPOINT),
+		ev(2000000, K + 0x105, K + 0x10, 0, ET_REC_SRC_BREAKPOINT),
+		ev(2100000, K + 0x200, K + 0x110, 0, ET_REC_SRC_TRAMPOLINE),
+	};
+	EXPECT_EQ(trace_writer_events(w, a, 3), 0);
+	// Written after the events it precedes in time: must be merged by tsc.
+	EXPECT_EQ(trace_writer_drops(w, 7, 2050000, "host buffer full"), 0);
+	EXPECT_EQ(trace_writer_mark(w, 2500000, "handoff to guest ring"), 0);
+	et_ring_record b[] = {
+		ev(3000000, 0xdead, 0, 1, ET_REC_SRC_GUEST),
+		ev(3000500, K + 0x100, K + 0x5, 1, ET_REC_SRC_GUEST),
+	};
+	EXPECT_EQ(trace_writer_events(w, b, 2), 0);
+	EXPECT_EQ(trace_writer_drops(w, 10, 3000200, "guest ring overwrite"), 0);
+	if (finish)
+		EXPECT_EQ(trace_writer_close(w, 15, 10, "guest exited (0)"), 0);
+	else
+		trace_writer_close(w, 15, 10, "guest exited (0)");
+	return path;
+}
+
+std::string report(const std::string &path, report_format f)
+{
+	trace_reader *r;
+	EXPECT_EQ(trace_reader_open(&r, path.c_str()), 0) << et_last_error();
+	char *buf = nullptr;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	EXPECT_EQ(report_write(r, f, out), 0) << et_last_error();
+	fclose(out);
+	std::string s(buf, len);
+	free(buf);
+	trace_reader_close(r);
+	return s;
+}
+
+TEST(Report, FtraceGolden)
+{
+	TempDir d;
+	std::string text = report(write_trace(d, 1000000), REPORT_FTRACE);
+	std::vector<std::string> want = {
+		"# tracer: function",
+		"#",
+		"# earlytrace " EARLYTRACE_VERSION ": kernel images/x86_64.elf (build-id abcdef01), mode breakpoint",
+		"# earlytrace: symbols: kernel .symtab (4 symbols)",
+		"# earlytrace: event sources: breakpoint 2, trampoline 1, guest 2",
+		"# earlytrace: clock: guest TSC at 1000000 kHz; TIMESTAMP is seconds of guest TSC",
+		"# earlytrace: finished: guest exited (0)",
+		"# earlytrace: 10 events dropped, 0 not written to the trace file",
+		"#",
+		"# entries-in-buffer/entries-written: 5/15   #P:2",
+		"#",
+		"#                                _-----=> irqs-off/BH-disabled",
+		"#                               / _----=> need-resched",
+		"#                              | / _---=> hardirq/softirq",
+		"#                              || / _--=> preempt-depth",
+		"#                              ||| / _-=> migrate-disable",
+		"#                              |||| /     delay",
+		"#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION",
+		"#              | |         |   |||||     |         |",
+		"          <idle>-0       [000] d....     0.001234: start_kernel <-x86_64_start_reservations",
+		"          <idle>-0       [000] d....     0.002000: foo <-start_kernel",
+		"# earlytrace: 7 events dropped (host buffer full)",
+		"          <idle>-0       [000] d....     0.002100: we\"ird\\name <-foo",
+		"          <idle>-0       [000] d....     0.002500: tracing_mark_write: handoff to guest ring",
+		"          <idle>-0       [001] .....     0.003000: 0xdead",
+		"# earlytrace: 3 events dropped (guest ring overwrite), 10 in total",
+		"          <idle>-0       [001] .....     0.003000: foo <-start_kernel",
+	};
+	EXPECT_EQ(lines(text), want) << text;
+}
+
+TEST(Report, FtraceWithoutTscFrequencyPrintsCycles)
+{
+	TempDir d;
+	std::string text = report(write_trace(d, 0), REPORT_FTRACE);
+	EXPECT_NE(text.find("# earlytrace: clock: guest TSC frequency unknown; TIMESTAMP is raw "
+			    "TSC cycles since the first event\n"),
+		  std::string::npos);
+	EXPECT_NE(text.find("          <idle>-0       [000] d....            0: start_kernel "
+			    "<-x86_64_start_reservations\n"),
+		  std::string::npos)
+		<< text;
+	EXPECT_NE(text.find("          <idle>-0       [001] .....      1766500: foo <-start_kernel\n"),
+		  std::string::npos)
+		<< text;
+}
+
+TEST(Report, UnfinishedRunSaysSo)
+{
+	TempDir d;
+	std::string path = write_trace(d, 1000000);
+	// Cut the END record off (the last 12 + 32 + 16 bytes).
+	std::string bytes = slurp(path);
+	ASSERT_EQ(truncate(path.c_str(), (off_t)(bytes.size() - 60)), 0);
+	std::string text = report(path, REPORT_FTRACE);
+	EXPECT_NE(text.find("# earlytrace: run did not finish cleanly: last mark 'handoff to guest "
+			    "ring', 5 events written\n"),
+		  std::string::npos)
+		<< text;
+	ASSERT_EQ(truncate(path.c_str(), (off_t)(bytes.size() - 70)), 0);
+	text = report(path, REPORT_SUMMARY);
+	EXPECT_NE(text.find("; file truncated after 5 events"), std::string::npos) << text;
+}
+
+// A minimal JSON checker: true when s is one valid JSON value.
+struct Json {
+	const std::string &s;
+	size_t i = 0;
+	explicit Json(const std::string &text) : s(text) {}
+	void ws()
+	{
+		while (i < s.size() && strchr(" \t\r\n", s[i]))
+			i++;
+	}
+	bool lit(const char *w)
+	{
+		size_t n = strlen(w);
+		if (s.compare(i, n, w))
+			return false;
+		i += n;
+		return true;
+	}
+	bool str()
+	{
+		if (s[i] != '"')
+			return false;
+		for (i++; i < s.size(); i++) {
+			unsigned char c = (unsigned char)s[i];
+			if (c == '"') {
+				i++;
+				return true;
+			}
+			if (c < 0x20)
+				return false;
+			if (c == '\\') {
+				i++;
+				if (i >= s.size())
+					return false;
+				if (s[i] == 'u') {
+					for (int k = 0; k < 4; k++)
+						if (++i >= s.size() || !isxdigit((unsigned char)s[i]))
+							return false;
+				} else if (!strchr("\"\\/bfnrt", s[i])) {
+					return false;
+				}
+			}
+		}
+		return false;
+	}
+	bool num()
+	{
+		size_t st = i;
+		if (s[i] == '-')
+			i++;
+		if (i >= s.size() || !isdigit((unsigned char)s[i]))
+			return false;
+		if (s[i] == '0' && i + 1 < s.size() && isdigit((unsigned char)s[i + 1]))
+			return false;
+		while (i < s.size() && isdigit((unsigned char)s[i]))
+			i++;
+		if (i < s.size() && s[i] == '.') {
+			i++;
+			if (i >= s.size() || !isdigit((unsigned char)s[i]))
+				return false;
+			while (i < s.size() && isdigit((unsigned char)s[i]))
+				i++;
+		}
+		return i > st;
+	}
+	bool value(int depth = 0)
+	{
+		if (depth > 64)
+			return false;
+		ws();
+		if (i >= s.size())
+			return false;
+		if (s[i] == '{' || s[i] == '[') {
+			char close = s[i] == '{' ? '}' : ']';
+			bool obj = s[i] == '{';
+			i++;
+			ws();
+			if (i < s.size() && s[i] == close) {
+				i++;
+				return true;
+			}
+			for (;;) {
+				ws();
+				if (obj) {
+					if (i >= s.size() || !str())
+						return false;
+					ws();
+					if (i >= s.size() || s[i++] != ':')
+						return false;
+				}
+				if (!value(depth + 1))
+					return false;
+				ws();
+				if (i >= s.size())
+					return false;
+				if (s[i] == close) {
+					i++;
+					return true;
+				}
+				if (s[i++] != ',')
+					return false;
+			}
+		}
+		if (s[i] == '"')
+			return str();
+		if (lit("true") || lit("false") || lit("null"))
+			return true;
+		return num();
+	}
+	bool valid()
+	{
+		if (!value())
+			return false;
+		ws();
+		return i == s.size();
+	}
+};
+
+TEST(Report, JsonCheckerWorks)
+{
+	EXPECT_TRUE(Json("{\"a\":[1,2.5,\"x\\\"\"],\"b\":{}}").valid());
+	EXPECT_FALSE(Json("{\"a\":[1,]}").valid());
+	EXPECT_FALSE(Json("{\"a\":\"x\"y\"}").valid());
+	EXPECT_FALSE(Json("[01]").valid());
+}
+
+TEST(Report, JsonIsValidChromeTrace)
+{
+	TempDir d;
+	std::string text = report(write_trace(d, 1000000), REPORT_JSON);
+	EXPECT_TRUE(Json(text).valid()) << text;
+	EXPECT_EQ(text.rfind("{\"traceEvents\":[", 0), 0u);
+	EXPECT_NE(text.find("\"displayTimeUnit\":\"ns\""), std::string::npos);
+	EXPECT_NE(text.find("{\"name\":\"start_kernel\",\"cat\":\"call\",\"ph\":\"i\",\"s\":\"t\","
+			    "\"ts\":1234.000,\"pid\":1,\"tid\":0,\"args\":{\"parent\":"
+			    "\"x86_64_start_reservations\",\"ip\":\"0xffffffff81000000\","
+			    "\"source\":\"breakpoint\"}}"),
+		  std::string::npos)
+		<< text;
+	// Names are escaped.
+	EXPECT_NE(text.find("{\"name\":\"we\\\"ird\\\\name\""), std::string::npos) << text;
+	EXPECT_NE(text.find("{\"name\":\"0xdead\",\"cat\":\"call\",\"ph\":\"i\",\"s\":\"t\","
+			    "\"ts\":3000.000,\"pid\":1,\"tid\":1,\"args\":{\"parent\":\"0x0\""),
+		  std::string::npos)
+		<< text;
+	EXPECT_NE(text.find("{\"name\":\"handoff to guest ring\",\"cat\":\"mark\",\"ph\":\"i\","
+			    "\"s\":\"g\",\"ts\":2500.000"),
+		  std::string::npos)
+		<< text;
+	EXPECT_NE(text.find("{\"name\":\"7 events dropped\",\"cat\":\"drop\",\"ph\":\"i\",\"s\":\"g\","
+			    "\"ts\":2050.000,\"pid\":1,\"tid\":0,\"args\":{\"dropped\":7,\"total\":7,"
+			    "\"reason\":\"host buffer full\"}}"),
+		  std::string::npos)
+		<< text;
+	EXPECT_NE(text.find("\"args\":{\"name\":\"vCPU 1\"}"), std::string::npos);
+	EXPECT_NE(text.find("\"build_id\":\"abcdef01\""), std::string::npos);
+	// Time order: the first drop comes between foo and the weird name.
+	EXPECT_LT(text.find("\"ts\":2000.000"), text.find("\"ts\":2050.000"));
+	EXPECT_LT(text.find("\"ts\":2050.000"), text.find("\"ts\":2100.000"));
+}
+
+TEST(Report, Summary)
+{
+	TempDir d;
+	std::string text = report(write_trace(d, 1000000), REPORT_SUMMARY);
+	auto l = lines(text);
+	auto has = [&](const std::string &want) {
+		for (auto &x : l)
+			if (x == want)
+				return true;
+		return false;
+	};
+	EXPECT_TRUE(has("events:       5 (breakpoint 2, trampoline 1, guest 2)")) << text;
+	EXPECT_TRUE(has("dropped:      10 (guest ring overwrite)")) << text;
+	EXPECT_TRUE(has("first event:  0.001234 s (tsc 1234000)")) << text;
+	EXPECT_TRUE(has("last event:   0.003000 s (tsc 3000500)")) << text;
+	EXPECT_TRUE(has("symbols:      kernel .symtab (4 symbols) (4 in the trace file)")) << text;
+	// Counts, descending, then by name.
+	std::vector<std::string> tail(l.end() - 5, l.end());
+	std::vector<std::string> want = {
+		"       calls  function",
+		"           2  foo",
+		"           1  start_kernel",
+		"           1  we\"ird\\name",
+		"           1  0xdead",
+	};
+	EXPECT_EQ(tail, want) << text;
+}
+
+TEST(Report, FormatNames)
+{
+	report_format f;
+	EXPECT_EQ(report_parse_format("json", &f), 0);
+	EXPECT_EQ(f, REPORT_JSON);
+	EXPECT_EQ(report_parse_format("csv", &f), -1);
+	EXPECT_NE(strstr(et_last_error(), "unknown report format 'csv'"), nullptr);
+}
+
+int run_cli(const std::string &args, std::string *err = nullptr)
+{
+	std::string cmd = std::string(ET_TEST_BIN) + " " + args + " 2>/tmp/et-report-stderr.txt";
+	int st = system(cmd.c_str());
+	if (err)
+		*err = slurp("/tmp/et-report-stderr.txt");
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+TEST(Report, Command)
+{
+	TempDir d;
+	std::string path = write_trace(d, 1000000);
+	std::string out = d.file("out.json"), err;
+	ASSERT_EQ(run_cli("report " + path + " --format json --output " + out), 0);
+	EXPECT_TRUE(Json(slurp(out)).valid());
+	ASSERT_EQ(run_cli("report " + path + " -f summary -o " + out), 0);
+	EXPECT_NE(slurp(out).find("calls  function"), std::string::npos);
+	ASSERT_EQ(run_cli("report " + path + " -o " + out), 0);
+	EXPECT_EQ(slurp(out).rfind("# tracer: function\n", 0), 0u);
+
+	EXPECT_EQ(run_cli("report " + d.file("missing"), &err), 1);
+	EXPECT_EQ(err.rfind("earlytrace: cannot open trace file", 0), 0u) << err;
+	EXPECT_EQ(run_cli("report " + path + " --format csv", &err), 1);
+	EXPECT_NE(err.find("unknown report format 'csv'"), std::string::npos) << err;
+	EXPECT_EQ(run_cli("report", &err), 1);
+	EXPECT_NE(err.find("no trace file given"), std::string::npos) << err;
+}
+
+} // namespace

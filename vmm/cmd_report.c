@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `earlytrace report`: converts a trace file into ftrace text, Chrome
+ * trace JSON or a summary. The trace file is self-contained (symbols
+ * included), so the kernel is not needed.
+ */
+#include "vmm/cmd_report.h"
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "vmm/error.h"
+#include "vmm/stop.h"
+
+const char cli_report_usage[] =
+	"Usage: earlytrace report TRACEFILE [OPTIONS]\n"
+	"\n"
+	"Converts a trace file written by a traced run. Works on files of runs\n"
+	"that crashed, timed out or were killed (up to their last record).\n"
+	"\n"
+	"  -f, --format FORMAT  ftrace (default): the text of Linux's function\n"
+	"                       tracer; json: Chrome Trace Event JSON for\n"
+	"                       Perfetto UI or chrome://tracing; summary: call\n"
+	"                       counts per function and totals\n"
+	"  -o, --output FILE    write there instead of standard output\n"
+	"  -h, --help           show this help\n";
+
+static const struct option report_options_table[] = {
+	{ "format", required_argument, NULL, 'f' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+int cli_parse_report(int argc, char **argv, struct report_options *opts)
+{
+	int c;
+
+	memset(opts, 0, sizeof(*opts));
+	opts->format = REPORT_FTRACE;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":f:o:h", report_options_table, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (report_parse_format(optarg, &opts->format))
+				return -1;
+			break;
+		case 'o':
+			opts->output = optarg;
+			break;
+		case 'h':
+			opts->help = true;
+			return 0;
+		case ':':
+			return et_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			return et_error("unknown option '%s' (try 'earlytrace report --help')",
+					argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return et_error("report: no trace file given (try 'earlytrace report --help')");
+	if (optind + 1 < argc)
+		return et_error("report: unexpected argument '%s'", argv[optind + 1]);
+	opts->trace_file = argv[optind];
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_options opts;
+	struct trace_reader *r = NULL;
+	const struct trace_info *in;
+	FILE *out = stdout;
+	int ret;
+
+	if (cli_parse_report(argc, argv, &opts)) {
+		fprintf(stderr, "earlytrace: %s\n", et_last_error());
+		return EXIT_STATUS_ERROR;
+	}
+	if (opts.help) {
+		fputs(cli_report_usage, stdout);
+		return 0;
+	}
+	if (trace_reader_open(&r, opts.trace_file)) {
+		fprintf(stderr, "earlytrace: %s\n", et_last_error());
+		return EXIT_STATUS_ERROR;
+	}
+	if (opts.output) {
+		out = fopen(opts.output, "w");
+		if (!out) {
+			et_error_errno("cannot create %s", opts.output);
+			fprintf(stderr, "earlytrace: %s\n", et_last_error());
+			trace_reader_close(r);
+			return EXIT_STATUS_ERROR;
+		}
+	}
+	ret = report_write(r, opts.format, out);
+	if (out != stdout && fclose(out) && !ret)
+		ret = et_error_errno("cannot write %s", opts.output);
+	in = trace_reader_info(r);
+	if (!ret && in->truncated)
+		fprintf(stderr, "earlytrace: note: %s is truncated after %llu events\n",
+			opts.trace_file, (unsigned long long)in->nr_events);
+	trace_reader_close(r);
+	if (ret) {
+		fprintf(stderr, "earlytrace: %s\n", et_last_error());
+		return EXIT_STATUS_ERROR;
+	}
+	return 0;
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef VMM_CMD_REPORT_H
+#define VMM_CMD_REPORT_H
+
+#include "vmm/report/report.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct report_options {
+	const char *trace_file;
+	const char *output; /* NULL: standard output */
+	enum report_format format;
+	bool help;
+};
+
+extern const char cli_report_usage[];
+
+/* Parses `report`'s options (argv[0] is "report"). 0, or -1 with an error. */
+int cli_parse_report(int argc, char **argv, struct report_options *opts);
+
+/* `earlytrace report TRACEFILE [--format ftrace|json|summary] [--output FILE]` */
+int cmd_report(int argc, char **argv);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VMM_CMD_REPORT_H */

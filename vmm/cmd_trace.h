@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef VMM_CMD_TRACE_H
+#define VMM_CMD_TRACE_H
+
+#include "vmm/trace/tracer.h"
+
+#define TRACE_DEFAULT_OUTPUT "earlytrace.trace"
+#define TRACE_DEFAULT_BUF_SIZE (64ull << 20)
+#define TRACE_DEFAULT_HANDOFF "ftrace_init"
+
+extern const char cli_trace_usage[];
+
+/* Parses `trace`'s options (argv[0] is "trace"); free with
+ * trace_options_free. 0, or -1 with an error. */
+int cli_parse_trace(int argc, char **argv, struct trace_options *opts);
+void trace_options_free(struct trace_options *opts);
+
+/* `earlytrace trace`: boots a kernel with tracing; returns the exit status. */
+int cmd_trace(int argc, char **argv);
+
+#endif /* VMM_CMD_TRACE_H */

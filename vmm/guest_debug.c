@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+#include "vmm/guest_debug.h"
+
+#include <sys/ioctl.h>
+
+#include "arch/x86/insn.h"
+#include "vmm/error.h"
+#include "vmm/vcpu.h"
+
+#define DR7_GLOBAL(slot) (1ull << (2 * (slot) + 1)) /* RW = LEN = 0: execution */
+
+static int apply(struct vcpu *vcpu)
+{
+	struct guest_debug *d = &vcpu->debug;
+	struct kvm_guest_debug dbg = { 0 };
+
+	for (unsigned i = 0; i < GUEST_DEBUG_HW_SLOTS; i++) {
+		if (!d->hw_addr[i])
+			continue;
+		dbg.control |= KVM_GUESTDBG_ENABLE | KVM_GUESTDBG_USE_HW_BP;
+		dbg.arch.debugreg[i] = d->hw_addr[i];
+		dbg.arch.debugreg[7] |= DR7_GLOBAL(i);
+	}
+	if (d->int3_fn)
+		dbg.control |= KVM_GUESTDBG_ENABLE | KVM_GUESTDBG_USE_SW_BP;
+	if (ioctl(vcpu->fd, KVM_SET_GUEST_DEBUG, &dbg) < 0)
+		return et_error_errno("KVM_SET_GUEST_DEBUG failed");
+	return 0;
+}
+
+int guest_debug_set_hw(struct vcpu *vcpu, unsigned slot, uint64_t addr, guest_debug_hw_fn fn,
+		       void *ctx)
+{
+	struct guest_debug *d = &vcpu->debug;
+
+	if (slot >= GUEST_DEBUG_HW_SLOTS)
+		return et_error("no hardware breakpoint slot %u", slot);
+	d->hw_addr[slot] = addr;
+	d->hw_fn[slot] = addr ? fn : NULL;
+	d->hw_ctx[slot] = addr ? ctx : NULL;
+	return apply(vcpu);
+}
+
+int guest_debug_set_int3(struct vcpu *vcpu, guest_debug_int3_fn fn, void *ctx)
+{
+	vcpu->debug.int3_fn = fn;
+	vcpu->debug.int3_ctx = ctx;
+	return apply(vcpu);
+}
+
+/* int3 raises #BP, a trap: the guest's handler sees rip after the int3. */
+static bool deliver_bp(struct vcpu *vcpu, struct kvm_regs *regs)
+{
+	struct kvm_vcpu_events events;
+
+	regs->rip += 1;
+	if (ioctl(vcpu->fd, KVM_SET_REGS, regs) < 0 ||
+	    ioctl(vcpu->fd, KVM_GET_VCPU_EVENTS, &events) < 0)
+		return false;
+	events.exception.injected = 1;
+	events.exception.nr = X86_VECTOR_BP;
+	events.exception.has_error_code = 0;
+	events.flags = 0;
+	return ioctl(vcpu->fd, KVM_SET_VCPU_EVENTS, &events) == 0;
+}
+
+bool guest_debug_int3(struct vcpu *vcpu, struct kvm_regs *regs, const struct kvm_sregs *sregs)
+{
+	struct guest_debug *d = &vcpu->debug;
+
+	if (d->int3_fn && d->int3_fn(d->int3_ctx, vcpu, regs, sregs))
+		return true;
+	return deliver_bp(vcpu, regs);
+}
+
+bool guest_debug_handle_exit(struct vcpu *vcpu)
+{
+	const struct kvm_debug_exit_arch *arch = &vcpu->run->debug.arch;
+	struct guest_debug *d = &vcpu->debug;
+
+	if (arch->exception == X86_VECTOR_BP) {
+		struct kvm_regs regs;
+		struct kvm_sregs sregs;
+
+		if (ioctl(vcpu->fd, KVM_GET_REGS, &regs) < 0 ||
+		    ioctl(vcpu->fd, KVM_GET_SREGS, &sregs) < 0)
+			return false;
+		return guest_debug_int3(vcpu, &regs, &sregs);
+	}
+	/* Several slots may watch one address (say --until at the handoff
+	 * symbol): run every matching handler. Some KVMs leave DR6 empty, so
+	 * match on the address too. */
+	unsigned hit = 0;
+	for (unsigned i = 0; i < GUEST_DEBUG_HW_SLOTS; i++) {
+		if (!d->hw_addr[i] ||
+		    !((arch->dr6 & (1ull << i)) || d->hw_addr[i] == arch->pc))
+			continue;
+		hit++;
+		if (d->hw_fn[i])
+			d->hw_fn[i](d->hw_ctx[i], vcpu, i);
+	}
+	return hit > 0;
+}

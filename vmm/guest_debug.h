@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The vCPU's debug facilities as the VMM uses them: up to four hardware
+ * execution breakpoints (guest virtual addresses, each with its handler)
+ * and software breakpoints (int3) that a tracer patched into the guest.
+ * One place computes KVM_SET_GUEST_DEBUG from all users, so they never
+ * overwrite each other's settings.
+ */
+#ifndef VMM_GUEST_DEBUG_H
+#define VMM_GUEST_DEBUG_H
+
+#include <linux/kvm.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct vcpu;
+
+#define GUEST_DEBUG_HW_SLOTS 4
+
+/* A hardware breakpoint fired. The handler must clear its slot or stop the
+ * VM: an armed execution breakpoint fires again as the guest resumes. */
+typedef void (*guest_debug_hw_fn)(void *ctx, struct vcpu *vcpu, unsigned slot);
+/* The guest executed an int3. Returns true when the int3 was the
+ * handler's own and it has set the registers to go on; false hands the
+ * int3 to the guest as the #BP it would have raised. */
+typedef bool (*guest_debug_int3_fn)(void *ctx, struct vcpu *vcpu, struct kvm_regs *regs,
+				    const struct kvm_sregs *sregs);
+
+struct guest_debug {
+	uint64_t hw_addr[GUEST_DEBUG_HW_SLOTS]; /* 0: slot free */
+	guest_debug_hw_fn hw_fn[GUEST_DEBUG_HW_SLOTS];
+	void *hw_ctx[GUEST_DEBUG_HW_SLOTS];
+	guest_debug_int3_fn int3_fn;
+	void *int3_ctx;
+};
+
+/* Arms (addr != 0) or clears (addr == 0) hardware breakpoint `slot`. */
+int guest_debug_set_hw(struct vcpu *vcpu, unsigned slot, uint64_t addr, guest_debug_hw_fn fn,
+		       void *ctx);
+/* Installs (fn != NULL) or removes the handler for int3s. While one is
+ * installed, a KVM that can report int3 exits (KVM_GUESTDBG_USE_SW_BP) is
+ * asked to; the guest's own int3s are then delivered back to it. */
+int guest_debug_set_int3(struct vcpu *vcpu, guest_debug_int3_fn fn, void *ctx);
+
+/* Handles KVM_EXIT_DEBUG; false if it was none of ours (a crash). */
+bool guest_debug_handle_exit(struct vcpu *vcpu);
+
+/* Offers an int3 at regs->rip to the handler, else delivers #BP to the
+ * guest. Used for KVM_EXIT_DEBUG and for KVMs that stop with an emulation
+ * failure at an int3. False only if delivering failed. */
+bool guest_debug_int3(struct vcpu *vcpu, struct kvm_regs *regs, const struct kvm_sregs *sregs);
+
+#endif /* VMM_GUEST_DEBUG_H */

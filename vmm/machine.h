@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The virtual machine earlytrace builds for a kernel: the KVM VM and its
+ * vCPU, the devices, the loaded kernel and its symbols, ready to run from
+ * the kernel's first instruction.
+ */
+#ifndef VMM_MACHINE_H
+#define VMM_MACHINE_H
+
+#include "arch/x86/cpu_model.h"
+#include "vmm/cli.h"
+#include "vmm/console.h"
+#include "vmm/hw/debug_exit.h"
+#include "vmm/hw/i8042.h"
+#include "vmm/hw/serial8250.h"
+#include "vmm/loader/kernel_image.h"
+#include "vmm/symbols/symbols.h"
+#include "vmm/vcpu.h"
+#include "vmm/vm.h"
+
+struct machine {
+	struct vm vm;
+	struct vcpu vcpu;
+	struct serial8250 com1;
+	struct i8042 kbc;
+	struct debug_exit debug_exit;
+	struct console console;
+	struct kernel_image kernel;
+	struct symbols symbols; /* empty when the kernel has none */
+	const struct run_options *opts;
+	const struct cpu_model *model;
+	bool guest_panicked; /* the guest entered panic() */
+};
+
+/* Hardware breakpoint slots (struct guest_debug) by owner. */
+enum {
+	MACHINE_HW_BP_PANIC = 0, /* panic(), to report a guest panic */
+	MACHINE_HW_BP_HANDOFF,	 /* the tracer's handoff symbol (ftrace_init) */
+	MACHINE_HW_BP_UNTIL,	 /* the tracer's --until symbol */
+};
+
+/* Loads the kernel, builds the VM and puts the guest at its entry point
+ * (nothing runs yet). 0, or -1 with et_last_error() set. */
+int machine_create(struct machine *m, const struct run_options *o);
+
+/* Runs until something stops the guest; returns the process exit status
+ * and prints what the user must know about how the run ended. */
+int machine_run(struct machine *m);
+
+void machine_destroy(struct machine *m);
+
+#endif /* VMM_MACHINE_H */

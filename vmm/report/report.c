@@ -1,0 +1,390 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared report helpers, format selection, and the summary report. */
+#include "vmm/report/report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmm/error.h"
+#include "vmm/report/report_util.h"
+#include "vmm/trace/event.h"
+
+void ob_flush(struct outbuf *ob)
+{
+	if (ob->len)
+		fwrite(ob->buf, 1, ob->len, ob->f);
+	ob->len = 0;
+}
+
+int ob_finish(struct outbuf *ob)
+{
+	ob_flush(ob);
+	if (fflush(ob->f) || ferror(ob->f))
+		return et_error_errno("cannot write the report");
+	return 0;
+}
+
+void ob_mem(struct outbuf *ob, const char *s, size_t n)
+{
+	if (n > sizeof(ob->buf) / 2) {
+		ob_flush(ob);
+		fwrite(s, 1, n, ob->f);
+		return;
+	}
+	ob_reserve(ob, n);
+	memcpy(ob->buf + ob->len, s, n);
+	ob->len += n;
+}
+
+void ob_str(struct outbuf *ob, const char *s)
+{
+	ob_mem(ob, s, strlen(s));
+}
+
+void ob_char(struct outbuf *ob, char c)
+{
+	ob_reserve(ob, 1);
+	ob->buf[ob->len++] = c;
+}
+
+void ob_u64(struct outbuf *ob, uint64_t v, unsigned width, char pad)
+{
+	char tmp[24];
+	unsigned n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	ob_reserve(ob, (width > n ? width : n));
+	for (; width > n; width--)
+		ob->buf[ob->len++] = pad;
+	while (n)
+		ob->buf[ob->len++] = tmp[--n];
+}
+
+void ob_hex(struct outbuf *ob, uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[16];
+	unsigned n = 0;
+
+	do {
+		tmp[n++] = digits[v & 15];
+		v >>= 4;
+	} while (v);
+	ob_reserve(ob, n + 2);
+	ob->buf[ob->len++] = '0';
+	ob->buf[ob->len++] = 'x';
+	while (n)
+		ob->buf[ob->len++] = tmp[--n];
+}
+
+void ob_str_right(struct outbuf *ob, const char *s, unsigned width)
+{
+	size_t n = strlen(s);
+
+	for (; width > n; width--)
+		ob_char(ob, ' ');
+	ob_mem(ob, s, n);
+}
+
+void ob_json_str(struct outbuf *ob, const char *s)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t n = 0;
+
+	/* Fast path: nothing to escape (every kernel symbol). */
+	while (s[n] >= 0x20 && s[n] <= 0x7e && s[n] != '"' && s[n] != '\\')
+		n++;
+	if (!s[n]) {
+		ob_reserve(ob, n + 2);
+		if (ob->len + n + 2 <= sizeof(ob->buf)) {
+			ob->buf[ob->len++] = '"';
+			memcpy(ob->buf + ob->len, s, n);
+			ob->len += n;
+			ob->buf[ob->len++] = '"';
+			return;
+		}
+	}
+	ob_char(ob, '"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			ob_char(ob, '\\');
+			ob_char(ob, (char)c);
+		} else if (c < 0x20 || c > 0x7e) {
+			/* Reader strings are printable ASCII already; anything
+			 * else still comes out as valid JSON. */
+			ob_str(ob, "\\u00");
+			ob_char(ob, digits[c >> 4]);
+			ob_char(ob, digits[c & 15]);
+		} else {
+			ob_char(ob, (char)c);
+		}
+	}
+	ob_char(ob, '"');
+}
+
+void ob_printf(struct outbuf *ob, const char *fmt, ...)
+{
+	char tmp[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof(tmp)) {
+		ob_mem(ob, tmp, (size_t)n);
+		return;
+	}
+	ob_flush(ob);
+	va_start(ap, fmt);
+	vfprintf(ob->f, fmt, ap);
+	va_end(ap);
+}
+
+uint64_t report_tsc_ns(uint64_t tsc, uint64_t khz, uint64_t base)
+{
+	unsigned __int128 ns;
+
+	if (!khz)
+		return tsc > base ? tsc - base : 0;
+	ns = (unsigned __int128)tsc * 1000000u / khz;
+	return ns > UINT64_MAX ? UINT64_MAX : (uint64_t)ns;
+}
+
+const char *report_func_name(const struct symtab *tab, uint64_t ip)
+{
+	const struct symbol *s = symtab_lookup(tab, ip, NULL);
+
+	return s ? s->name : NULL;
+}
+
+struct name_cache *name_cache_new(const struct symtab *tab)
+{
+	struct name_cache *c = malloc(sizeof(*c));
+	const struct symbol *zero;
+
+	if (!c) {
+		et_error("out of memory");
+		return NULL;
+	}
+	c->tab = tab;
+	zero = symtab_lookup(tab, 0, NULL);
+	for (size_t i = 0; i < sizeof(c->slot) / sizeof(c->slot[0]); i++) {
+		c->slot[i].ip = 0;
+		c->slot[i].sym = zero;
+	}
+	return c;
+}
+
+const char *report_source_name(unsigned source)
+{
+	switch (source) {
+	case ET_REC_SRC_BREAKPOINT:
+		return "breakpoint";
+	case ET_REC_SRC_TRAMPOLINE:
+		return "trampoline";
+	case ET_REC_SRC_GUEST:
+		return "guest";
+	}
+	return "unknown";
+}
+
+int report_parse_format(const char *name, enum report_format *fmt)
+{
+	if (!strcmp(name, "ftrace"))
+		*fmt = REPORT_FTRACE;
+	else if (!strcmp(name, "json"))
+		*fmt = REPORT_JSON;
+	else if (!strcmp(name, "summary"))
+		*fmt = REPORT_SUMMARY;
+	else
+		return et_error("unknown report format '%s' (use ftrace, json or summary)", name);
+	return 0;
+}
+
+int report_write(struct trace_reader *r, enum report_format fmt, FILE *out)
+{
+	switch (fmt) {
+	case REPORT_FTRACE:
+		return report_ftrace(r, out);
+	case REPORT_JSON:
+		return report_json(r, out);
+	case REPORT_SUMMARY:
+		return report_summary(r, out);
+	}
+	return et_error("unknown report format");
+}
+
+/* ---- summary ------------------------------------------------------- */
+
+struct func_count {
+	const char *name;
+	uint64_t ip; /* for unknown functions */
+	uint64_t count;
+};
+
+static int compare_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int compare_counts(const void *a, const void *b)
+{
+	const struct func_count *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if (x->name && y->name)
+		return strcmp(x->name, y->name);
+	if (x->name || y->name)
+		return x->name ? -1 : 1;
+	return x->ip < y->ip ? -1 : x->ip > y->ip;
+}
+
+static void print_time(struct outbuf *ob, const struct trace_info *in, uint64_t tsc)
+{
+	uint64_t t = report_tsc_ns(tsc, in->tsc_khz, in->min_tsc);
+
+	if (in->tsc_khz)
+		ob_printf(ob, "%" PRIu64 ".%06" PRIu64 " s (tsc %" PRIu64 ")", t / 1000000000u,
+			  t % 1000000000u / 1000u, tsc);
+	else
+		ob_printf(ob, "tsc %" PRIu64, tsc);
+}
+
+int report_summary(struct trace_reader *r, FILE *out)
+{
+	const struct trace_info *in = trace_reader_info(r);
+	const struct symtab *tab = trace_reader_symtab(r);
+	uint64_t *counts = calloc(tab->nr ? tab->nr : 1, sizeof(*counts));
+	uint64_t *unknown = NULL;
+	size_t nr_unknown = 0, cap_unknown = 0, nr_funcs = 0;
+	struct func_count *funcs = NULL;
+	struct trace_record rec;
+	struct outbuf *ob = malloc(sizeof(*ob));
+	struct name_cache *names = name_cache_new(tab);
+	char state[512];
+	int ret = -1;
+
+	if (!counts || !ob || !names) {
+		et_error("out of memory");
+		goto out;
+	}
+	ob->f = out;
+	ob->len = 0;
+	trace_reader_rewind(r);
+	while ((ret = trace_reader_next(r, &rec)) > 0) {
+		for (size_t i = 0; i < rec.nr_events; i++) {
+			uint64_t ip = rec.events[i].ip;
+			const struct symbol *s = name_cache_symbol(names, ip);
+
+			if (s) {
+				counts[s - tab->syms]++;
+				continue;
+			}
+			if (nr_unknown == cap_unknown) {
+				size_t cap = cap_unknown ? cap_unknown * 2 : 256;
+				uint64_t *u = realloc(unknown, cap * sizeof(*u));
+
+				if (!u) {
+					ret = et_error("out of memory");
+					goto out;
+				}
+				unknown = u;
+				cap_unknown = cap;
+			}
+			unknown[nr_unknown++] = ip;
+		}
+	}
+	if (ret < 0)
+		goto out;
+	ret = -1;
+	if (nr_unknown)
+		qsort(unknown, nr_unknown, sizeof(*unknown), compare_u64);
+	funcs = calloc(tab->nr + nr_unknown + 1, sizeof(*funcs));
+	if (!funcs) {
+		et_error("out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < tab->nr; i++)
+		if (counts[i])
+			funcs[nr_funcs++] = (struct func_count){ tab->syms[i].name, 0, counts[i] };
+	for (size_t i = 0; i < nr_unknown;) {
+		size_t j = i;
+
+		while (j < nr_unknown && unknown[j] == unknown[i])
+			j++;
+		funcs[nr_funcs++] = (struct func_count){ NULL, unknown[i], j - i };
+		i = j;
+	}
+	qsort(funcs, nr_funcs, sizeof(*funcs), compare_counts);
+
+	ob_printf(ob, "# earlytrace trace summary (file format %u, written by earlytrace %s)\n",
+		  in->version, in->tool_version[0] ? in->tool_version : "?");
+	ob_printf(ob, "kernel:       %s", in->kernel_path[0] ? in->kernel_path : "(unknown)");
+	if (in->build_id_hex[0])
+		ob_printf(ob, " (build-id %s)", in->build_id_hex);
+	ob_printf(ob, "\nmode:         %s\n", in->mode[0] ? in->mode : "(unknown)");
+	ob_printf(ob, "symbols:      %s (%" PRIu64 " in the trace file)\n",
+		  in->symbol_source[0] ? in->symbol_source : "(unknown)", in->nr_symbols);
+	if (in->tsc_khz)
+		ob_printf(ob, "clock:        guest TSC at %" PRIu64 " kHz\n", in->tsc_khz);
+	else
+		ob_str(ob, "clock:        guest TSC, frequency unknown (times in cycles)\n");
+	ob_printf(ob, "state:        %s\n", trace_reader_state(r, state, sizeof(state)));
+	ob_printf(ob, "events:       %" PRIu64 " (breakpoint %" PRIu64 ", trampoline %" PRIu64
+		      ", guest %" PRIu64,
+		  in->nr_events, in->events_by_source[ET_REC_SRC_BREAKPOINT],
+		  in->events_by_source[ET_REC_SRC_TRAMPOLINE],
+		  in->events_by_source[ET_REC_SRC_GUEST]);
+	if (in->events_by_source[0])
+		ob_printf(ob, ", unknown %" PRIu64, in->events_by_source[0]);
+	ob_str(ob, ")\n");
+	if (in->has_end)
+		ob_printf(ob, "recorded:     %" PRIu64 "\n", in->end_recorded);
+	ob_printf(ob, "dropped:      %" PRIu64, in->dropped);
+	if (in->dropped && in->drop_reason[0])
+		ob_printf(ob, " (%s)", in->drop_reason);
+	ob_char(ob, '\n');
+	if (in->end_lost)
+		ob_printf(ob, "not written:  %" PRIu64 " (trace file write failed)\n", in->end_lost);
+	if (in->nr_events) {
+		ob_str(ob, "first event:  ");
+		print_time(ob, in, in->min_tsc);
+		ob_str(ob, "\nlast event:   ");
+		print_time(ob, in, in->max_tsc);
+		ob_char(ob, '\n');
+	}
+	ob_printf(ob, "marks:        %" PRIu64 "\n", in->nr_marks);
+	ob_printf(ob, "functions:    %zu called\n\n", nr_funcs);
+	ob_str(ob, "       calls  function\n");
+	for (size_t i = 0; i < nr_funcs; i++) {
+		ob_u64(ob, funcs[i].count, 12, ' ');
+		ob_str(ob, "  ");
+		if (funcs[i].name)
+			ob_str(ob, funcs[i].name);
+		else
+			ob_hex(ob, funcs[i].ip);
+		ob_char(ob, '\n');
+	}
+	ret = ob_finish(ob);
+out:
+	free(funcs);
+	free(unknown);
+	free(counts);
+	free(ob);
+	free(names);
+	return ret;
+}

@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Chrome Trace Event Format, as Perfetto UI and chrome://tracing load it:
+ *
+ *   {"traceEvents":[ ... ],"displayTimeUnit":"ns","otherData":{ ... }}
+ *
+ * One thread-scoped instant event ("ph":"i","s":"t") per call, on pid 1
+ * and tid = vCPU, named after the function, with args parent, ip and
+ * source; marks and drops are global instant events ("s":"g"). ts is in
+ * microseconds with nanosecond decimals (raw TSC cycles since the first
+ * event when the TSC frequency is unknown, as otherData.clock says).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "vmm/error.h"
+#include "vmm/report/report.h"
+#include "vmm/report/report_util.h"
+#include "vmm/trace/event.h"
+
+#define JSON_NAMED_CPUS 1024
+
+struct json_state {
+	struct outbuf *ob;
+	const struct trace_info *in;
+	struct name_cache *names;
+	const struct trace_note *notes;
+	size_t nr_notes, next_note;
+	bool first;
+	uint8_t cpus[JSON_NAMED_CPUS / 8];
+};
+
+static void sep(struct json_state *st)
+{
+	ob_str(st->ob, st->first ? "\n" : ",\n");
+	st->first = false;
+}
+
+static void ts(struct json_state *st, uint64_t tsc)
+{
+	uint64_t t = report_tsc_ns(tsc, st->in->tsc_khz, st->in->min_tsc);
+
+	ob_str(st->ob, "\"ts\":");
+	if (st->in->tsc_khz) {
+		ob_u64(st->ob, t / 1000u, 0, ' ');
+		ob_char(st->ob, '.');
+		ob_u64(st->ob, t % 1000u, 3, '0');
+	} else {
+		ob_u64(st->ob, t, 0, ' ');
+	}
+}
+
+static void func_json(struct json_state *st, uint64_t ip)
+{
+	const char *name = name_cache_lookup(st->names, ip);
+
+	if (name) {
+		ob_json_str(st->ob, name);
+	} else {
+		ob_char(st->ob, '"');
+		ob_hex(st->ob, ip);
+		ob_char(st->ob, '"');
+	}
+}
+
+static void note_event(struct json_state *st, const struct trace_note *n)
+{
+	struct outbuf *ob = st->ob;
+	char name[160];
+
+	sep(st);
+	if (n->type == TRACE_REC_MARK) {
+		ob_str(ob, "{\"name\":");
+		ob_json_str(ob, n->text);
+		ob_str(ob, ",\"cat\":\"mark\",\"ph\":\"i\",\"s\":\"g\",");
+		ts(st, n->tsc);
+		ob_str(ob, ",\"pid\":1,\"tid\":0}");
+		return;
+	}
+	snprintf(name, sizeof(name), "%" PRIu64 " events dropped", n->dropped);
+	ob_str(ob, "{\"name\":");
+	ob_json_str(ob, name);
+	ob_str(ob, ",\"cat\":\"drop\",\"ph\":\"i\",\"s\":\"g\",");
+	ts(st, n->tsc);
+	ob_str(ob, ",\"pid\":1,\"tid\":0,\"args\":{\"dropped\":");
+	ob_u64(ob, n->dropped, 0, ' ');
+	ob_str(ob, ",\"total\":");
+	ob_u64(ob, n->dropped_total, 0, ' ');
+	ob_str(ob, ",\"reason\":");
+	ob_json_str(ob, n->text);
+	ob_str(ob, "}}");
+}
+
+static void notes_before(struct json_state *st, uint64_t tsc)
+{
+	while (st->next_note < st->nr_notes && st->notes[st->next_note].tsc < tsc)
+		note_event(st, &st->notes[st->next_note++]);
+}
+
+static void other_str(struct outbuf *ob, const char *key, const char *value, bool comma)
+{
+	ob_json_str(ob, key);
+	ob_char(ob, ':');
+	ob_json_str(ob, value);
+	if (comma)
+		ob_char(ob, ',');
+}
+
+static void other_data(struct json_state *st, struct trace_reader *r)
+{
+	const struct trace_info *in = st->in;
+	struct outbuf *ob = st->ob;
+	char buf[512];
+	time_t secs = (time_t)(in->start_time_ns / 1000000000u);
+	struct tm tm;
+
+	ob_str(ob, "\"otherData\":{");
+	snprintf(buf, sizeof(buf), "earlytrace %s", in->tool_version);
+	other_str(ob, "tool", buf, true);
+	other_str(ob, "kernel", in->kernel_path, true);
+	other_str(ob, "build_id", in->build_id_hex, true);
+	other_str(ob, "symbols", in->symbol_source, true);
+	other_str(ob, "mode", in->mode, true);
+	snprintf(buf, sizeof(buf), "%" PRIu64, in->tsc_khz);
+	other_str(ob, "tsc_khz", buf, true);
+	other_str(ob, "clock",
+		  in->tsc_khz ? "guest TSC; ts in microseconds"
+			      : "guest TSC, frequency unknown; ts in TSC cycles since the first event",
+		  true);
+	if (in->has_meta && gmtime_r(&secs, &tm)) {
+		strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		other_str(ob, "start_time", buf, true);
+	}
+	snprintf(buf, sizeof(buf), "%" PRIu64, in->nr_events);
+	other_str(ob, "events", buf, true);
+	snprintf(buf, sizeof(buf), "breakpoint %" PRIu64 ", trampoline %" PRIu64 ", guest %" PRIu64,
+		 in->events_by_source[ET_REC_SRC_BREAKPOINT],
+		 in->events_by_source[ET_REC_SRC_TRAMPOLINE],
+		 in->events_by_source[ET_REC_SRC_GUEST]);
+	other_str(ob, "event_sources", buf, true);
+	snprintf(buf, sizeof(buf), "%" PRIu64, in->dropped);
+	other_str(ob, "dropped", buf, true);
+	snprintf(buf, sizeof(buf), "%" PRIu64, in->end_lost);
+	other_str(ob, "not_written", buf, true);
+	other_str(ob, "state", trace_reader_state(r, buf, sizeof(buf)), false);
+	ob_char(ob, '}');
+}
+
+int report_json(struct trace_reader *r, FILE *out)
+{
+	struct json_state st = { 0 };
+	struct trace_record rec;
+	struct outbuf *ob;
+	int ret;
+
+	ob = st.ob = malloc(sizeof(*st.ob));
+	st.names = name_cache_new(trace_reader_symtab(r));
+	if (!ob || !st.names) {
+		free(ob);
+		free(st.names);
+		return et_error("out of memory");
+	}
+	ob->f = out;
+	ob->len = 0;
+	st.in = trace_reader_info(r);
+	st.notes = trace_reader_notes(r, &st.nr_notes);
+	st.first = true;
+	ob_str(ob, "{\"traceEvents\":[");
+	sep(&st);
+	ob_str(ob, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,"
+		   "\"args\":{\"name\":\"guest\"}}");
+	trace_reader_rewind(r);
+	while ((ret = trace_reader_next(r, &rec)) > 0) {
+		for (size_t i = 0; i < rec.nr_events; i++) {
+			const struct et_ring_record *e = &rec.events[i];
+
+			notes_before(&st, e->tsc);
+			if (e->cpu < JSON_NAMED_CPUS)
+				st.cpus[e->cpu / 8] |= (uint8_t)(1u << (e->cpu % 8));
+			sep(&st);
+			ob_str(ob, "{\"name\":");
+			func_json(&st, e->ip);
+			ob_str(ob, ",\"cat\":\"call\",\"ph\":\"i\",\"s\":\"t\",");
+			ts(&st, e->tsc);
+			ob_str(ob, ",\"pid\":1,\"tid\":");
+			ob_u64(ob, e->cpu, 0, ' ');
+			ob_str(ob, ",\"args\":{\"parent\":");
+			func_json(&st, e->parent_ip);
+			ob_str(ob, ",\"ip\":\"");
+			ob_hex(ob, e->ip);
+			ob_str(ob, "\",\"source\":\"");
+			ob_str(ob, report_source_name(trace_event_source(e)));
+			ob_str(ob, "\"}}");
+		}
+	}
+	if (ret == 0) {
+		while (st.next_note < st.nr_notes)
+			note_event(&st, &st.notes[st.next_note++]);
+		for (unsigned cpu = 0; cpu < JSON_NAMED_CPUS; cpu++) {
+			if (!(st.cpus[cpu / 8] & (1u << (cpu % 8))))
+				continue;
+			sep(&st);
+			ob_printf(ob, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%u,"
+				      "\"args\":{\"name\":\"vCPU %u\"}}",
+				  cpu, cpu);
+		}
+		ob_str(ob, "\n],\n\"displayTimeUnit\":\"ns\",\n");
+		other_data(&st, r);
+		ob_str(ob, "}\n");
+		ret = ob_finish(ob);
+	} else {
+		ob_flush(ob);
+	}
+	free(ob);
+	free(st.names);
+	return ret;
+}

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers shared by the report writers: a small output buffer with
+ * hand-rolled number formatting (printf per field is the bottleneck when
+ * converting millions of events), TSC to time conversion, and naming.
+ */
+#ifndef VMM_REPORT_REPORT_UTIL_H
+#define VMM_REPORT_REPORT_UTIL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vmm/trace/trace_file.h"
+
+struct outbuf {
+	FILE *f;
+	size_t len;
+	char buf[1 << 16];
+};
+
+void ob_flush(struct outbuf *ob);
+/* Flushes and reports a write error on the stream as -1. */
+int ob_finish(struct outbuf *ob);
+
+static inline void ob_reserve(struct outbuf *ob, size_t n)
+{
+	if (ob->len + n > sizeof(ob->buf))
+		ob_flush(ob);
+}
+
+void ob_mem(struct outbuf *ob, const char *s, size_t n);
+void ob_str(struct outbuf *ob, const char *s);
+void ob_char(struct outbuf *ob, char c);
+/* Decimal, right-aligned in width with pad (width 0: as is). */
+void ob_u64(struct outbuf *ob, uint64_t v, unsigned width, char pad);
+void ob_hex(struct outbuf *ob, uint64_t v); /* 0x... */
+/* s right-aligned in width (longer strings as is). */
+void ob_str_right(struct outbuf *ob, const char *s, unsigned width);
+/* A JSON string literal (quotes included). */
+void ob_json_str(struct outbuf *ob, const char *s);
+void ob_printf(struct outbuf *ob, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Time of tsc in nanoseconds at khz; with khz 0, tsc - base cycles. */
+uint64_t report_tsc_ns(uint64_t tsc, uint64_t khz, uint64_t base);
+
+/* The function at ip: symbol name, or NULL when no symbol covers it. */
+const char *report_func_name(const struct symtab *tab, uint64_t ip);
+
+/* The same through a direct-mapped cache: a trace calls the same few
+ * thousand functions from the same call sites over and over, so most
+ * lookups skip the binary search. */
+#define NAME_CACHE_BITS 16
+struct name_cache {
+	const struct symtab *tab;
+	struct {
+		uint64_t ip;
+		const struct symbol *sym; /* NULL: no symbol */
+	} slot[1u << NAME_CACHE_BITS];
+};
+
+struct name_cache *name_cache_new(const struct symtab *tab);
+
+static inline const struct symbol *name_cache_symbol(struct name_cache *c, uint64_t ip)
+{
+	unsigned i = (unsigned)((ip * 0x9e3779b97f4a7c15ull) >> (64 - NAME_CACHE_BITS));
+
+	/* Slots start as ip 0 with ip 0's answer, so every slot is valid. */
+	if (c->slot[i].ip != ip) {
+		c->slot[i].ip = ip;
+		c->slot[i].sym = symtab_lookup(c->tab, ip, NULL);
+	}
+	return c->slot[i].sym;
+}
+
+static inline const char *name_cache_lookup(struct name_cache *c, uint64_t ip)
+{
+	const struct symbol *s = name_cache_symbol(c, ip);
+
+	return s ? s->name : NULL;
+}
+
+const char *report_source_name(unsigned source);
+
+#endif /* VMM_REPORT_REPORT_UTIL_H */

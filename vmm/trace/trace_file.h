@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The trace file: a self-contained, append-only binary file written as the
+ * run goes (docs/trace-format.md has the layout byte by byte).
+ *
+ *   header:  "ETTRACE\0", u32 version, u32 header length (16)
+ *   records: u32 type, u32 payload length, payload, u32 CRC32 of the
+ *            type, length and payload bytes (zlib's crc32)
+ *
+ * Every record goes to the file in one write() call with no user-space
+ * buffering across calls, so a guest crash, --timeout, SIGINT or even a
+ * SIGKILL of the VMM leaves every record written so far readable. A write
+ * that fails part-way (disk full) is cut back with ftruncate() to the last
+ * complete record; the writer then counts the events it could not store
+ * (trace_writer_lost()) instead of storing them, so nothing is lost
+ * silently. All integers are little-endian.
+ *
+ * The reader checks every length against the record and the file, verifies
+ * every CRC, stops cleanly at a truncated final record, and refuses a
+ * corrupt one with an error naming its offset.
+ */
+#ifndef VMM_TRACE_TRACE_FILE_H
+#define VMM_TRACE_TRACE_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "earlytrace/abi.h"
+#include "vmm/symbols/symtab.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TRACE_FILE_MAGIC "ETTRACE" /* 8 bytes with the NUL */
+#define TRACE_FILE_VERSION 1
+#define TRACE_FILE_HEADER_SIZE 16
+#define TRACE_RECORD_OVERHEAD 12	   /* type + length + CRC */
+#define TRACE_MAX_PAYLOAD (64u << 20)	   /* readers refuse larger records */
+#define TRACE_EVENTS_PER_RECORD 8192	   /* writers split larger batches */
+#define TRACE_MAX_STRING 4096		   /* longer strings are cut */
+
+enum trace_record_type {
+	TRACE_REC_META = 1,    /* run description, written first */
+	TRACE_REC_SYMBOLS = 2, /* function symbols, one or more records */
+	TRACE_REC_EVENTS = 3,  /* a batch of struct et_ring_record */
+	TRACE_REC_DROPS = 4,   /* dropped-event count so far, tsc, reason */
+	TRACE_REC_MARK = 5,    /* a marker on the trace clock */
+	TRACE_REC_END = 6,     /* final statistics; absent if the run died */
+};
+
+const char *trace_record_type_name(uint32_t type);
+
+/* ---- writer -------------------------------------------------------- */
+
+struct trace_meta {
+	const char *kernel_path;
+	const char *build_id_hex;  /* NULL or "" when the kernel has none */
+	const char *symbol_source; /* struct symbols' desc */
+	uint64_t tsc_khz;	   /* 0 when unknown */
+	const char *mode;	   /* "breakpoint", "trampoline", ... */
+};
+
+struct trace_writer;
+
+/* Creates (truncates) path and writes the header and the META record. */
+int trace_writer_open(struct trace_writer **w, const char *path, const struct trace_meta *meta);
+/* Writes the table's function symbols (text symbols and untyped ones). */
+int trace_writer_symbols(struct trace_writer *w, const struct symtab *tab);
+/* Writes n events (split into records of TRACE_EVENTS_PER_RECORD). */
+int trace_writer_events(struct trace_writer *w, const struct et_ring_record *ev, size_t n);
+int trace_writer_drops(struct trace_writer *w, uint64_t dropped_total, uint64_t tsc,
+		       const char *reason);
+int trace_writer_mark(struct trace_writer *w, uint64_t tsc, const char *text);
+/*
+ * Writes END and closes the file; frees w (NULL is accepted). Call once.
+ *
+ * Errors: the call during which a write first fails returns -1 with the
+ * reason recorded (et_error); the file is cut back to its last complete
+ * record. From then on nothing more is written (so the file has no gap)
+ * and every call returns 0, counting the events it was given in
+ * trace_writer_lost(); close still tries to write END, which carries the
+ * lost count, and returns 0 unless that is the first failure.
+ */
+int trace_writer_close(struct trace_writer *w, uint64_t recorded, uint64_t dropped,
+		       const char *exit_reason);
+uint64_t trace_writer_bytes(const struct trace_writer *w);   /* file size so far */
+uint64_t trace_writer_lost(const struct trace_writer *w);    /* events not stored */
+uint64_t trace_writer_written(const struct trace_writer *w); /* events stored */
+bool trace_writer_failed(const struct trace_writer *w);
+
+/* ---- reader -------------------------------------------------------- */
+
+/* What the whole file says, from a validating pass at open. Strings are
+ * never NULL ("" when absent) and hold printable ASCII only (other bytes
+ * read from the file become '?'). */
+struct trace_info {
+	uint32_t version;
+	bool has_meta;
+	const char *tool_version;
+	const char *kernel_path;
+	const char *build_id_hex;
+	const char *symbol_source;
+	const char *mode;
+	uint64_t tsc_khz;
+	uint64_t start_time_ns;	  /* CLOCK_REALTIME at open, ns since the epoch */
+
+	uint64_t nr_records;
+	uint64_t nr_symbols;
+	uint64_t nr_events;	  /* events stored in the file */
+	uint64_t events_by_source[4]; /* index: flags & ET_REC_SRC_MASK */
+	uint64_t min_tsc, max_tsc;    /* over all events; 0 when none */
+	uint64_t first_tsc, last_tsc; /* first and last event in file order */
+	uint32_t nr_cpus;	  /* highest cpu seen + 1 */
+	uint64_t nr_marks;
+	uint64_t nr_drop_records;
+	uint64_t dropped;	  /* the highest dropped total seen */
+	const char *drop_reason;  /* reason of the last DROPS record */
+	const char *last_mark;	  /* text of the last MARK, "" if none */
+
+	bool has_end;
+	uint64_t end_recorded, end_written, end_dropped, end_lost;
+	const char *exit_reason;
+
+	bool truncated;		  /* the final record was cut short */
+	uint64_t truncated_at;	  /* its offset */
+	uint64_t data_size;	  /* bytes of complete records incl. header */
+};
+
+/* One record as the reader returns it. Pointers stay valid until the next
+ * call on the reader. */
+struct trace_record {
+	uint32_t type;
+	uint32_t len;	    /* payload length */
+	uint64_t offset;    /* of the record in the file */
+	const void *payload;
+	/* EVENTS */
+	const struct et_ring_record *events;
+	size_t nr_events;
+	/* DROPS, MARK */
+	uint64_t tsc;
+	uint64_t dropped_total;
+	/* DROPS reason, MARK text, END exit reason (NUL-terminated, sanitized) */
+	const char *text;
+	/* END */
+	uint64_t recorded, written, dropped, lost;
+};
+
+/* A mark or a drop, for merging into the event stream by time. */
+struct trace_note {
+	uint64_t tsc;
+	uint32_t type;	      /* TRACE_REC_MARK or TRACE_REC_DROPS */
+	uint64_t dropped;     /* DROPS: events dropped since the previous one */
+	uint64_t dropped_total;
+	const char *text;
+	uint64_t offset;      /* of its record: orders notes with equal tsc */
+};
+
+struct trace_reader;
+
+/* Opens path, validates it from end to end (CRCs, lengths, payloads) and
+ * collects the META, SYMBOLS, totals and notes; then positions the reader
+ * at the first record. A truncated final record is not an error (info
+ * says so); a corrupt one is, naming its offset. */
+int trace_reader_open(struct trace_reader **r, const char *path);
+void trace_reader_close(struct trace_reader *r);
+
+const struct trace_info *trace_reader_info(const struct trace_reader *r);
+/* Symbols from the SYMBOLS records, sorted for symtab_lookup(). */
+const struct symtab *trace_reader_symtab(const struct trace_reader *r);
+/* Marks and drops, sorted by tsc (file order among equal ones). */
+const struct trace_note *trace_reader_notes(const struct trace_reader *r, size_t *nr);
+
+/* The next record: 1 with *rec filled, 0 at the end (of the part validated
+ * at open), -1 with an error. */
+int trace_reader_next(struct trace_reader *r, struct trace_record *rec);
+/* Back to the first record. */
+int trace_reader_rewind(struct trace_reader *r);
+
+/* One line about how the run ended, e.g. "finished: guest exited (0)",
+ * "run did not finish cleanly: last mark 'handoff to guest ring', 12
+ * events", with "; file truncated after N events" when it was. */
+const char *trace_reader_state(const struct trace_reader *r, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VMM_TRACE_TRACE_FILE_H */

@@ -1,0 +1,570 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Trace file reader. Files are untrusted: every length is checked against
+ * the record, the file and TRACE_MAX_PAYLOAD before anything is read, and
+ * every record's CRC is verified before its payload is looked at. Records
+ * are streamed through one payload buffer, so memory stays bounded by the
+ * largest record plus the symbols and notes.
+ */
+#include "vmm/trace/trace_file.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include "vmm/error.h"
+
+struct name_block {
+	struct name_block *next;
+	char names[];
+};
+
+struct trace_reader {
+	FILE *f;
+	char *path;
+	uint64_t file_size;
+	uint64_t first_record; /* offset of the first record */
+	uint64_t limit;	       /* end of the validated part */
+	uint64_t off;	       /* next record */
+	uint8_t *buf;	       /* payload + CRC + NUL */
+	size_t cap;
+	bool scanning;
+
+	struct trace_info info;
+	char *strings[9]; /* owned info strings */
+	struct symtab tab;
+	size_t tab_cap;
+	struct name_block *names;
+	struct trace_note *notes;
+	size_t nr_notes, notes_cap;
+	uint64_t prev_dropped;
+};
+
+enum {
+	STR_TOOL,
+	STR_KERNEL,
+	STR_BUILD_ID,
+	STR_SYMBOLS,
+	STR_MODE,
+	STR_DROP_REASON,
+	STR_LAST_MARK,
+	STR_EXIT_REASON,
+};
+
+static uint16_t get_u16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+static uint32_t get_u32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static uint64_t get_u64(const uint8_t *p)
+{
+	return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
+}
+
+/* Printable ASCII only: a hostile file cannot inject lines into reports. */
+static void sanitize(char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
+			s[i] = '?';
+}
+
+static char *dup_text(const uint8_t *p, size_t n)
+{
+	char *s = malloc(n + 1);
+
+	if (!s)
+		return NULL;
+	memcpy(s, p, n);
+	s[n] = '\0';
+	sanitize(s, n);
+	return s;
+}
+
+static int set_string(struct trace_reader *r, int idx, const uint8_t *p, size_t n)
+{
+	char *s = dup_text(p, n);
+
+	if (!s)
+		return et_error("out of memory");
+	free(r->strings[idx]);
+	r->strings[idx] = s;
+	return 0;
+}
+
+static int corrupt(struct trace_reader *r, uint64_t off, const char *what)
+{
+	return et_error("trace file %s: record at offset %" PRIu64 " is corrupt: %s", r->path,
+			off, what);
+}
+
+/* Reads exactly n bytes at the current position; 1 on success, 0 if the
+ * file ends first, -1 on an I/O error. */
+static int read_exact(struct trace_reader *r, void *buf, size_t n)
+{
+	size_t got = fread(buf, 1, n, r->f);
+
+	if (got == n)
+		return 1;
+	if (ferror(r->f))
+		return et_error_errno("trace file %s: read error", r->path);
+	return 0;
+}
+
+static void mark_truncated(struct trace_reader *r, uint64_t off)
+{
+	if (r->scanning) {
+		r->info.truncated = true;
+		r->info.truncated_at = off;
+	}
+	r->limit = off;
+}
+
+/* Decodes the META payload. Unknown trailing bytes are allowed (newer
+ * writers may add fields). */
+static int decode_meta(struct trace_reader *r, uint64_t off, const uint8_t *p, uint32_t len)
+{
+	static const int order[5] = { STR_TOOL, STR_KERNEL, STR_BUILD_ID, STR_SYMBOLS,
+				      STR_MODE };
+	uint32_t pos = 16;
+
+	if (len < 16)
+		return corrupt(r, off, "META record too short");
+	r->info.tsc_khz = get_u64(p);
+	r->info.start_time_ns = get_u64(p + 8);
+	for (int i = 0; i < 5; i++) {
+		uint16_t n;
+
+		if (len - pos < 2)
+			return corrupt(r, off, "META string runs past the record");
+		n = get_u16(p + pos);
+		pos += 2;
+		if (n > len - pos)
+			return corrupt(r, off, "META string runs past the record");
+		if (set_string(r, order[i], p + pos, n))
+			return -1;
+		pos += n;
+	}
+	r->info.has_meta = true;
+	return 0;
+}
+
+static int decode_symbols(struct trace_reader *r, uint64_t off, const uint8_t *p, uint32_t len)
+{
+	uint32_t count, pos = 4;
+	struct name_block *blk;
+	char *names;
+
+	if (len < 4)
+		return corrupt(r, off, "SYMBOLS record too short");
+	count = get_u32(p);
+	/* Each entry takes at least 20 bytes: bounds count before allocating. */
+	if (count > (len - 4) / 20)
+		return corrupt(r, off, "SYMBOLS count larger than the record");
+	/* All names of this record fit in len bytes (with NULs, as the u16
+	 * lengths they replace take two bytes each). */
+	blk = malloc(sizeof(*blk) + len);
+	if (!blk)
+		return et_error("out of memory");
+	blk->next = r->names;
+	r->names = blk;
+	names = blk->names;
+	if (r->tab.nr + count > r->tab_cap) {
+		size_t cap = r->tab_cap ? r->tab_cap : 1024;
+		struct symbol *s;
+
+		while (cap < r->tab.nr + count)
+			cap *= 2;
+		s = realloc(r->tab.syms, cap * sizeof(*s));
+		if (!s)
+			return et_error("out of memory");
+		r->tab.syms = s;
+		r->tab_cap = cap;
+	}
+	for (uint32_t i = 0; i < count; i++) {
+		struct symbol *s = &r->tab.syms[r->tab.nr];
+		uint16_t n;
+
+		if (len - pos < 20)
+			return corrupt(r, off, "SYMBOLS entry runs past the record");
+		n = get_u16(p + pos + 18);
+		if (n > len - pos - 20)
+			return corrupt(r, off, "SYMBOLS name runs past the record");
+		s->addr = get_u64(p + pos);
+		s->size = get_u64(p + pos + 8);
+		s->type = (char)p[pos + 16];
+		if ((unsigned char)s->type < 0x20 || (unsigned char)s->type > 0x7e)
+			s->type = 0;
+		memcpy(names, p + pos + 20, n);
+		names[n] = '\0';
+		sanitize(names, n);
+		s->name = names;
+		names += n + 1;
+		pos += 20 + n;
+		r->tab.nr++;
+	}
+	r->info.nr_symbols = r->tab.nr;
+	return 0;
+}
+
+static int add_note(struct trace_reader *r, const struct trace_record *rec)
+{
+	struct trace_note *n;
+
+	if (r->nr_notes == r->notes_cap) {
+		size_t cap = r->notes_cap ? r->notes_cap * 2 : 16;
+
+		n = realloc(r->notes, cap * sizeof(*n));
+		if (!n)
+			return et_error("out of memory");
+		r->notes = n;
+		r->notes_cap = cap;
+	}
+	n = &r->notes[r->nr_notes];
+	memset(n, 0, sizeof(*n));
+	n->tsc = rec->tsc;
+	n->type = rec->type;
+	n->offset = rec->offset;
+	if (rec->type == TRACE_REC_DROPS) {
+		n->dropped_total = rec->dropped_total;
+		n->dropped = rec->dropped_total > r->prev_dropped
+				     ? rec->dropped_total - r->prev_dropped
+				     : 0;
+		if (rec->dropped_total > r->prev_dropped)
+			r->prev_dropped = rec->dropped_total;
+	}
+	n->text = strdup(rec->text);
+	if (!n->text)
+		return et_error("out of memory");
+	r->nr_notes++;
+	return 0;
+}
+
+/* Reads the record at r->off. 1, 0 at the end (or a truncated record),
+ * -1 on corruption or I/O errors. */
+static int read_record(struct trace_reader *r, struct trace_record *rec)
+{
+	uint8_t hdr[8];
+	uint32_t type, len, crc;
+	uint64_t off = r->off;
+	int got;
+
+	if (off >= r->limit)
+		return 0;
+	if (fseeko(r->f, (off_t)off, SEEK_SET))
+		return et_error_errno("trace file %s: seek failed", r->path);
+	if (r->limit - off < sizeof(hdr)) {
+		mark_truncated(r, off);
+		return 0;
+	}
+	got = read_exact(r, hdr, sizeof(hdr));
+	if (got <= 0) {
+		if (!got)
+			mark_truncated(r, off);
+		return got;
+	}
+	type = get_u32(hdr);
+	len = get_u32(hdr + 4);
+	if (len > TRACE_MAX_PAYLOAD)
+		return corrupt(r, off, "payload length too large");
+	if (r->limit - off - sizeof(hdr) < (uint64_t)len + 4) {
+		/* Claims more than the file has: the final record, cut short. */
+		mark_truncated(r, off);
+		return 0;
+	}
+	if ((size_t)len + 5 > r->cap) {
+		size_t cap = (size_t)len + 5 > 65536 ? (size_t)len + 5 : 65536;
+		uint8_t *b = malloc(cap);
+
+		if (!b)
+			return et_error("out of memory");
+		free(r->buf);
+		r->buf = b;
+		r->cap = cap;
+	}
+	got = read_exact(r, r->buf, (size_t)len + 4);
+	if (got <= 0) {
+		if (!got)
+			mark_truncated(r, off);
+		return got;
+	}
+	crc = (uint32_t)crc32(0L, hdr, sizeof(hdr));
+	crc = (uint32_t)crc32(crc, r->buf, len);
+	if (crc != get_u32(r->buf + len))
+		return et_error("trace file %s: CRC mismatch in record at offset %" PRIu64
+				" (type %u, %u bytes): the file is corrupt",
+				r->path, off, type, len);
+	r->buf[len] = '\0';
+
+	memset(rec, 0, sizeof(*rec));
+	rec->type = type;
+	rec->len = len;
+	rec->offset = off;
+	rec->payload = r->buf;
+	rec->text = "";
+	switch (type) {
+	case TRACE_REC_EVENTS:
+		if (len % sizeof(struct et_ring_record))
+			return corrupt(r, off, "EVENTS length is not a whole number of events");
+		/* malloc'ed buffer: suitably aligned for the records. */
+		rec->events = (const struct et_ring_record *)(const void *)r->buf;
+		rec->nr_events = len / sizeof(struct et_ring_record);
+		break;
+	case TRACE_REC_DROPS:
+	case TRACE_REC_MARK:
+		if (len < 16)
+			return corrupt(r, off, "DROPS/MARK record too short");
+		rec->dropped_total = get_u64(r->buf);
+		rec->tsc = get_u64(r->buf + 8);
+		rec->text = (const char *)r->buf + 16;
+		sanitize((char *)r->buf + 16, len - 16);
+		break;
+	case TRACE_REC_END:
+		if (len < 32)
+			return corrupt(r, off, "END record too short");
+		rec->recorded = get_u64(r->buf);
+		rec->written = get_u64(r->buf + 8);
+		rec->dropped = get_u64(r->buf + 16);
+		rec->lost = get_u64(r->buf + 24);
+		rec->text = (const char *)r->buf + 32;
+		sanitize((char *)r->buf + 32, len - 32);
+		break;
+	default:
+		/* META, SYMBOLS are decoded by the scan; unknown types are
+		 * skipped by readers that do not know them. */
+		break;
+	}
+	r->off = off + sizeof(hdr) + len + 4;
+	return 1;
+}
+
+static int account(struct trace_reader *r, const struct trace_record *rec)
+{
+	struct trace_info *in = &r->info;
+
+	in->nr_records++;
+	switch (rec->type) {
+	case TRACE_REC_META:
+		return decode_meta(r, rec->offset, rec->payload, rec->len);
+	case TRACE_REC_SYMBOLS:
+		return decode_symbols(r, rec->offset, rec->payload, rec->len);
+	case TRACE_REC_EVENTS:
+		for (size_t i = 0; i < rec->nr_events; i++) {
+			const struct et_ring_record *e = &rec->events[i];
+
+			if (!in->nr_events) {
+				in->min_tsc = in->max_tsc = in->first_tsc = e->tsc;
+			} else {
+				if (e->tsc < in->min_tsc)
+					in->min_tsc = e->tsc;
+				if (e->tsc > in->max_tsc)
+					in->max_tsc = e->tsc;
+			}
+			in->last_tsc = e->tsc;
+			in->events_by_source[e->flags & ET_REC_SRC_MASK]++;
+			if (e->cpu < UINT32_MAX && e->cpu + 1 > in->nr_cpus)
+				in->nr_cpus = e->cpu + 1;
+			in->nr_events++;
+		}
+		return 0;
+	case TRACE_REC_DROPS:
+		in->nr_drop_records++;
+		if (rec->dropped_total > in->dropped)
+			in->dropped = rec->dropped_total;
+		if (set_string(r, STR_DROP_REASON, (const uint8_t *)rec->text, strlen(rec->text)))
+			return -1;
+		return add_note(r, rec);
+	case TRACE_REC_MARK:
+		in->nr_marks++;
+		if (set_string(r, STR_LAST_MARK, (const uint8_t *)rec->text, strlen(rec->text)))
+			return -1;
+		return add_note(r, rec);
+	case TRACE_REC_END:
+		in->has_end = true;
+		in->end_recorded = rec->recorded;
+		in->end_written = rec->written;
+		in->end_dropped = rec->dropped;
+		in->end_lost = rec->lost;
+		if (rec->dropped > in->dropped)
+			in->dropped = rec->dropped;
+		return set_string(r, STR_EXIT_REASON, (const uint8_t *)rec->text,
+				  strlen(rec->text));
+	}
+	return 0;
+}
+
+static int compare_notes(const void *a, const void *b)
+{
+	const struct trace_note *x = a, *y = b;
+
+	if (x->tsc != y->tsc)
+		return x->tsc < y->tsc ? -1 : 1;
+	/* Equal times keep file order. */
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+static void fill_strings(struct trace_reader *r)
+{
+	const char **dst[8] = { &r->info.tool_version, &r->info.kernel_path,
+				&r->info.build_id_hex, &r->info.symbol_source,
+				&r->info.mode,	       &r->info.drop_reason,
+				&r->info.last_mark,    &r->info.exit_reason };
+
+	for (int i = 0; i < 8; i++)
+		*dst[i] = r->strings[i] ? r->strings[i] : "";
+}
+
+int trace_reader_open(struct trace_reader **rp, const char *path)
+{
+	struct trace_reader *r;
+	uint8_t hdr[TRACE_FILE_HEADER_SIZE];
+	struct trace_record rec;
+	struct stat st;
+	uint32_t hlen;
+	int ret;
+
+	*rp = NULL;
+	r = calloc(1, sizeof(*r));
+	if (!r || !(r->path = strdup(path))) {
+		free(r);
+		return et_error("out of memory");
+	}
+	fill_strings(r);
+	r->f = fopen(path, "rb");
+	if (!r->f) {
+		et_error_errno("cannot open trace file %s", path);
+		goto fail;
+	}
+	if (fstat(fileno(r->f), &st)) {
+		et_error_errno("trace file %s", path);
+		goto fail;
+	}
+	r->file_size = (uint64_t)st.st_size;
+	ret = read_exact(r, hdr, sizeof(hdr));
+	if (ret <= 0) {
+		if (!ret)
+			et_error("%s: not an earlytrace trace file (too short)", path);
+		goto fail;
+	}
+	if (memcmp(hdr, TRACE_FILE_MAGIC, 8)) {
+		et_error("%s: not an earlytrace trace file (bad magic)", path);
+		goto fail;
+	}
+	r->info.version = get_u32(hdr + 8);
+	if (r->info.version != TRACE_FILE_VERSION) {
+		et_error("%s: trace file version %u is not supported (this earlytrace reads "
+			 "version %d)",
+			 path, r->info.version, TRACE_FILE_VERSION);
+		goto fail;
+	}
+	hlen = get_u32(hdr + 12);
+	if (hlen < TRACE_FILE_HEADER_SIZE || hlen > 4096 || hlen > r->file_size) {
+		et_error("%s: corrupt trace file header (header length %u)", path, hlen);
+		goto fail;
+	}
+	r->first_record = r->off = hlen;
+	r->limit = r->file_size;
+
+	/* The validating pass: totals, META, SYMBOLS, notes. */
+	r->scanning = true;
+	while ((ret = read_record(r, &rec)) > 0)
+		if (account(r, &rec))
+			goto fail;
+	if (ret < 0)
+		goto fail;
+	r->scanning = false;
+	r->info.data_size = r->limit;
+	symtab_sort(&r->tab);
+	if (r->nr_notes)
+		qsort(r->notes, r->nr_notes, sizeof(*r->notes), compare_notes);
+	fill_strings(r);
+	r->off = r->first_record;
+	*rp = r;
+	return 0;
+fail:
+	trace_reader_close(r);
+	return -1;
+}
+
+void trace_reader_close(struct trace_reader *r)
+{
+	if (!r)
+		return;
+	if (r->f)
+		fclose(r->f);
+	for (size_t i = 0; i < sizeof(r->strings) / sizeof(r->strings[0]); i++)
+		free(r->strings[i]);
+	while (r->names) {
+		struct name_block *next = r->names->next;
+
+		free(r->names);
+		r->names = next;
+	}
+	for (size_t i = 0; i < r->nr_notes; i++)
+		free((char *)r->notes[i].text);
+	free(r->notes);
+	free(r->tab.syms);
+	free(r->buf);
+	free(r->path);
+	free(r);
+}
+
+const struct trace_info *trace_reader_info(const struct trace_reader *r)
+{
+	return &r->info;
+}
+
+const struct symtab *trace_reader_symtab(const struct trace_reader *r)
+{
+	return &r->tab;
+}
+
+const struct trace_note *trace_reader_notes(const struct trace_reader *r, size_t *nr)
+{
+	*nr = r->nr_notes;
+	return r->notes;
+}
+
+int trace_reader_next(struct trace_reader *r, struct trace_record *rec)
+{
+	return read_record(r, rec);
+}
+
+int trace_reader_rewind(struct trace_reader *r)
+{
+	r->off = r->first_record;
+	return 0;
+}
+
+const char *trace_reader_state(const struct trace_reader *r, char *buf, size_t len)
+{
+	const struct trace_info *in = &r->info;
+	size_t n;
+
+	if (in->has_end)
+		n = (size_t)snprintf(buf, len, "finished: %s",
+				     in->exit_reason[0] ? in->exit_reason : "no reason given");
+	else if (in->nr_marks)
+		n = (size_t)snprintf(buf, len,
+				     "run did not finish cleanly: last mark '%s', %" PRIu64
+				     " events written",
+				     in->last_mark, in->nr_events);
+	else
+		n = (size_t)snprintf(buf, len,
+				     "run did not finish cleanly: %" PRIu64 " events written",
+				     in->nr_events);
+	if (in->truncated && n < len)
+		snprintf(buf + n, len - n, "; file truncated after %" PRIu64 " events",
+			 in->nr_events);
+	return buf;
+}

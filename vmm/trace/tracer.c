@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: MIT */
+#include "vmm/trace/tracer.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "arch/x86/boot_cpu.h"
+#include "arch/x86/page_walk.h"
+#include "vmm/error.h"
+#include "vmm/trace/handoff.h"
+
+#define MSR_IA32_TSC 0x10
+
+/* The guest's TSC now: the clock every event carries. */
+uint64_t tracer_guest_tsc(struct vcpu *vcpu)
+{
+	struct {
+		struct kvm_msrs hdr;
+		struct kvm_msr_entry entry;
+	} msrs = { .hdr.nmsrs = 1, .entry.index = MSR_IA32_TSC };
+
+	if (ioctl(vcpu->fd, KVM_GET_MSRS, &msrs) != 1)
+		return 0;
+	return msrs.entry.data;
+}
+
+static void stop_run(struct tracer *t)
+{
+	vm_request_stop(&t->m->vm, VM_STOP_TRACE_DONE, 0);
+}
+
+void tracer_record(struct tracer *t, const struct et_ring_record *ev)
+{
+	bool kept = host_buffer_add(&t->buf, ev);
+
+	/* Stop mode streams every kept event at once, so a crash or a kill
+	 * loses nothing; a flight recorder writes its buffer at the end. */
+	if (kept && t->buf.policy == OVERFLOW_STOP)
+		trace_writer_events(t->out, ev, 1);
+	else if (!kept && t->buf.dropped == 1)
+		trace_writer_drops(t->out, t->buf.dropped, ev->tsc, "host buffer full (--overflow stop)");
+	if (t->o->max_events && t->buf.recorded >= t->o->max_events)
+		stop_run(t);
+}
+
+/* The return address the traced call pushed: at a site the function has
+ * not touched its stack yet, so it is the word at the stack pointer. */
+static uint64_t parent_ip(struct tracer *t, const struct kvm_regs *regs,
+			  const struct kvm_sregs *sregs, const struct x86_paging *pg)
+{
+	bool long_mode = (sregs->efer & X86_EFER_LMA) && sregs->cs.l;
+	uint64_t sp = sregs->ss.base + (long_mode ? regs->rsp : (uint32_t)regs->rsp);
+	uint64_t value = 0;
+
+	if (x86_read_virt(&t->m->vm.mem, pg, sp, &value, long_mode ? 8 : 4))
+		return 0;
+	return value;
+}
+
+/* An int3 exit: ours if it sits on an armed site. Record the call and
+ * resume after the site, which is a nop, or a call to __fentry__ that
+ * only returns this early (Linux's __fentry__ is a bare ret until ftrace
+ * patches it; earlytrace hands over before that). */
+static bool on_int3(void *ctx, struct vcpu *vcpu, struct kvm_regs *regs,
+		    const struct kvm_sregs *sregs)
+{
+	struct tracer *t = ctx;
+	struct x86_paging pg = x86_paging_from_sregs(sregs);
+	struct et_ring_record ev;
+	struct bp_site *site;
+	uint64_t paddr;
+
+	if (!t->capturing ||
+	    x86_translate(&t->m->vm.mem, &pg, sregs->cs.base + regs->rip, &paddr, NULL))
+		return false;
+	site = breakpoints_find(&t->bps, paddr);
+	if (!site || !site->armed)
+		return false;
+
+	ev = (struct et_ring_record){
+		.tsc = tracer_guest_tsc(vcpu),
+		.ip = site->vaddr,
+		.parent_ip = parent_ip(t, regs, sregs, &pg),
+		.cpu = vcpu->id,
+		.kind = ET_REC_CALL,
+		.flags = ET_REC_SRC_BREAKPOINT,
+	};
+	site->hits++;
+	tracer_record(t, &ev);
+	if (t->o->oneshot)
+		breakpoints_disarm(&t->bps, site, &t->m->vm.mem);
+	if (t->until_is_site && site->vaddr == t->until_addr)
+		stop_run(t);
+
+	regs->rip += SITE_LEN;
+	if (ioctl(vcpu->fd, KVM_SET_REGS, regs) < 0)
+		vm_request_stop(&t->m->vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
+	return true;
+}
+
+static void on_until(void *ctx, struct vcpu *vcpu, unsigned slot)
+{
+	struct tracer *t = ctx;
+
+	(void)vcpu;
+	(void)slot;
+	stop_run(t);
+}
+
+/* Stops host-side capture and puts every site back as the image has it. */
+void tracer_stop_capture(struct tracer *t, const char *how)
+{
+	if (!t->capturing)
+		return;
+	t->capturing = false;
+	t->handed_off = true;
+	t->handoff_how = how;
+	breakpoints_disarm_all(&t->bps, &t->m->vm.mem);
+	guest_debug_set_int3(&t->m->vcpu, NULL, NULL);
+}
+
+/* A stock kernel reached the handoff symbol: its own tracer is about to
+ * inspect the sites, so they must be exactly as built. */
+static void on_handoff_symbol(void *ctx, struct vcpu *vcpu, unsigned slot)
+{
+	struct tracer *t = ctx;
+	char text[160];
+
+	snprintf(text, sizeof(text), "handoff: %s reached, %zu sites restored", t->o->handoff,
+		 t->bps.nr);
+	tracer_stop_capture(t, t->o->handoff);
+	trace_writer_mark(t->out, tracer_guest_tsc(vcpu), text);
+	guest_debug_set_hw(vcpu, slot, 0, NULL, NULL);
+}
+
+static int select_sites(struct tracer *t)
+{
+	const struct trace_options *o = t->o;
+
+	for (size_t i = 0; i < o->nr_filters; i++)
+		if (site_filter_add(&t->filter, o->filters[i], false))
+			return -1;
+	for (size_t i = 0; i < o->nr_notrace; i++)
+		if (site_filter_add(&t->filter, o->notrace[i], true))
+			return -1;
+	if (!t->m->symbols.tab.nr)
+		return et_error("%s: no symbols (no .symtab, no kallsyms found); give --symbols",
+				t->m->kernel.name);
+	if (sites_find(&t->sites, &t->m->kernel, &t->m->symbols) ||
+	    site_select(&t->sites, &t->filter, &t->selection) ||
+	    breakpoints_init(&t->bps, &t->sites))
+		return -1;
+	return 0;
+}
+
+static int open_output(struct tracer *t)
+{
+	struct trace_meta meta = {
+		.kernel_path = t->m->kernel.name,
+		.symbol_source = t->m->symbols.desc,
+		.tsc_khz = t->tsc_khz,
+		.mode = "breakpoint",
+	};
+
+	if (trace_writer_open(&t->out, t->o->output, &meta) ||
+	    trace_writer_symbols(t->out, &t->m->symbols.tab))
+		return -1;
+	return 0;
+}
+
+static int arm_stops(struct tracer *t)
+{
+	struct vcpu *vcpu = &t->m->vcpu;
+	uint64_t addr;
+
+	if (t->o->until) {
+		if (symbols_addr(&t->m->symbols, t->o->until, &addr))
+			return et_error("--until: no symbol '%s' in this kernel", t->o->until);
+		t->until_addr = addr;
+		t->until_is_site = false;
+		for (size_t i = 0; i < t->bps.nr; i++)
+			t->until_is_site |= t->bps.sites[i].vaddr == addr;
+		if (!t->until_is_site &&
+		    guest_debug_set_hw(vcpu, MACHINE_HW_BP_UNTIL, addr, on_until, t))
+			return -1;
+	}
+	/* A kernel without the handoff symbol simply keeps the breakpoints
+	 * until it hands off through guestlib, or the run ends. */
+	if (t->o->handoff && symbols_addr(&t->m->symbols, t->o->handoff, &addr) == 0 &&
+	    guest_debug_set_hw(vcpu, MACHINE_HW_BP_HANDOFF, addr, on_handoff_symbol, t))
+		return -1;
+	return 0;
+}
+
+int tracer_attach(struct tracer *t, struct machine *m, const struct trace_options *o)
+{
+	size_t capacity = o->buf_size / sizeof(struct et_ring_record);
+	int khz;
+
+	memset(t, 0, sizeof(*t));
+	t->m = m;
+	t->o = o;
+	khz = ioctl(m->vcpu.fd, KVM_GET_TSC_KHZ, 0);
+	t->tsc_khz = khz > 0 ? (uint64_t)khz : 0;
+
+	if (host_buffer_init(&t->buf, capacity, o->overflow) || select_sites(t) ||
+	    open_output(t) || arm_stops(t) || handoff_attach(t) ||
+	    guest_debug_set_int3(&m->vcpu, on_int3, t))
+		return -1;
+	breakpoints_arm(&t->bps, &m->vm.mem);
+	t->capturing = true;
+	return 0;
+}
+
+/* Events of a flight recorder are written only now, oldest first. */
+static void write_flight_recorder(struct tracer *t)
+{
+	if (t->buf.policy != OVERFLOW_OVERWRITE)
+		return;
+	if (t->buf.dropped)
+		trace_writer_drops(t->out, t->buf.dropped,
+				   t->buf.count ? host_buffer_at(&t->buf, 0)->tsc : 0,
+				   "overwritten in the host buffer (--overflow overwrite)");
+	for (size_t i = 0; i < t->buf.count; i++)
+		trace_writer_events(t->out, host_buffer_at(&t->buf, i), 1);
+}
+
+int tracer_finish(struct tracer *t)
+{
+	char reason[128];
+	uint64_t dropped, recorded;
+	int ret;
+
+	if (t->capturing)
+		tracer_stop_capture(t, NULL);
+	write_flight_recorder(t);
+	handoff_collect_guest_ring(t);
+
+	recorded = t->buf.recorded + t->guest_events;
+	dropped = t->buf.dropped + t->guest_lost;
+	snprintf(reason, sizeof(reason), "%s", vm_stop_reason_name(vm_stop_reason(&t->m->vm)));
+	ret = trace_writer_close(t->out, recorded, dropped, reason);
+	t->out = NULL;
+
+	fprintf(stderr,
+		"earlytrace: trace: %" PRIu64 " events (%" PRIu64 " by breakpoints on %zu sites, %" PRIu64
+		" from the guest ring), %" PRIu64 " dropped%s%s, written to %s\n",
+		recorded, t->buf.recorded, t->bps.nr, t->guest_events, dropped,
+		t->handed_off && t->handoff_how ? "; handoff: " : "",
+		t->handed_off && t->handoff_how ? t->handoff_how : "", t->o->output);
+	if (t->bps.refused || t->bps.modified_by_guest)
+		fprintf(stderr,
+			"earlytrace: trace: %zu sites not patched (bytes differed), %zu not restored "
+			"(the guest changed them)\n",
+			t->bps.refused, t->bps.modified_by_guest);
+	return ret;
+}
+
+void tracer_free(struct tracer *t)
+{
+	if (t->out)
+		trace_writer_close(t->out, t->buf.recorded, t->buf.dropped, "aborted");
+	breakpoints_free(&t->bps);
+	host_buffer_free(&t->buf);
+	site_selection_free(&t->selection);
+	site_filter_free(&t->filter);
+	sites_free(&t->sites);
+	memset(t, 0, sizeof(*t));
+}
