@@ -2,17 +2,22 @@
 #include "vmm/emulation_fallback.h"
 
 #include <linux/kvm.h>
+#include <string.h>
 #include <sys/ioctl.h>
 
 #include "arch/x86/boot_cpu.h"
 #include "arch/x86/insn.h"
+#include "arch/x86/mem_operand.h"
+#include "arch/x86/page_walk.h"
 
 #define X86_CR0_MP (1ull << 1)
 #define X86_CR0_TS (1ull << 3)
+#define X86_CR4_OSFXSR (1ull << 9)
+#define MXCSR_VALID_BITS 0xffffu
 #define X87_FSW_ES 0x80 /* an unmasked x87 exception is pending */
 
 /* Delivers an exception through the guest's IDT, as the CPU would. */
-static bool inject_exception(struct vcpu *vcpu, unsigned vector)
+static bool inject_fault(struct vcpu *vcpu, unsigned vector, bool has_error_code)
 {
 	struct kvm_vcpu_events events;
 
@@ -20,15 +25,79 @@ static bool inject_exception(struct vcpu *vcpu, unsigned vector)
 		return false;
 	events.exception.injected = 1;
 	events.exception.nr = (uint8_t)vector;
-	events.exception.has_error_code = 0;
+	events.exception.has_error_code = has_error_code;
+	events.exception.error_code = 0;
 	events.flags = 0;
 	return ioctl(vcpu->fd, KVM_SET_VCPU_EVENTS, &events) == 0;
+}
+
+static bool inject_exception(struct vcpu *vcpu, unsigned vector)
+{
+	return inject_fault(vcpu, vector, false);
 }
 
 static bool skip(struct vcpu *vcpu, struct kvm_regs *regs, unsigned len)
 {
 	regs->rip += len;
 	return ioctl(vcpu->fd, KVM_SET_REGS, regs) == 0;
+}
+
+/* Writes len bytes at a linear address, page by page. */
+static int write_virt(const struct guest_mem *gm, const struct x86_paging *pg, uint64_t va,
+		      const void *buf, size_t len)
+{
+	const uint8_t *src = buf;
+
+	while (len) {
+		uint64_t pa, end;
+		size_t n;
+		uint8_t *dst;
+
+		if (x86_translate(gm, pg, va, &pa, &end))
+			return -1;
+		n = end && end - va < len ? (size_t)(end - va) : len;
+		dst = guest_mem_ptr(gm, pa, n);
+		if (!dst)
+			return -1;
+		memcpy(dst, src, n);
+		src += n;
+		va += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* LDMXCSR / STMXCSR m32: SSE control register to and from memory. Linux
+ * runs LDMXCSR in kernel_fpu_begin(). Faults as the CPU orders them:
+ * #UD without CR4.OSFXSR, #NM with CR0.TS, #GP on reserved MXCSR bits. */
+static bool do_mxcsr(struct vcpu *vcpu, struct kvm_regs *regs, const struct kvm_sregs *sregs,
+		     const struct x86_paging *pg, const struct x86_decoded *d)
+{
+	struct kvm_fpu fpu;
+	uint32_t value;
+
+	if (!d->has_mem || d->mem_size != 4)
+		return false;
+	if (!(sregs->cr4 & X86_CR4_OSFXSR))
+		return inject_exception(vcpu, X86_VECTOR_UD);
+	if (sregs->cr0 & X86_CR0_TS)
+		return inject_exception(vcpu, X86_VECTOR_NM);
+	if (ioctl(vcpu->fd, KVM_GET_FPU, &fpu) < 0)
+		return false;
+	if (d->id == X86_INSN_LDMXCSR) {
+		if (x86_read_virt(&vcpu->vm->mem, pg, d->linear, &value, sizeof(value)))
+			return false; /* unmapped: left to the crash report */
+		if (value & ~MXCSR_VALID_BITS)
+			return inject_fault(vcpu, X86_VECTOR_GP, true);
+		fpu.mxcsr = value;
+		if (ioctl(vcpu->fd, KVM_SET_FPU, &fpu) < 0)
+			return false;
+	} else {
+		value = fpu.mxcsr;
+		if (write_virt(&vcpu->vm->mem, pg, d->linear, &value, sizeof(value)))
+			return false;
+	}
+	return skip(vcpu, regs, (unsigned)d->len);
 }
 
 /* FWAIT: #NM when the FPU belongs to another task (CR0.TS with CR0.MP),
@@ -47,6 +116,40 @@ static bool do_fwait(struct vcpu *vcpu, struct kvm_regs *regs, const struct kvm_
 	return skip(vcpu, regs, 1);
 }
 
+static enum x86_code_mode code_mode(const struct kvm_sregs *s)
+{
+	if ((s->efer & X86_EFER_LMA) && s->cs.l)
+		return X86_CODE64;
+	return s->cs.db ? X86_CODE32 : X86_CODE16;
+}
+
+/* Instructions with a 0f escape: decoded fully, then finished if known. */
+static bool do_two_byte(struct vcpu *vcpu, struct kvm_regs *regs, const struct kvm_sregs *sregs)
+{
+	struct x86_paging pg = x86_paging_from_sregs(sregs);
+	uint8_t code[X86_MAX_INSN_LEN];
+	size_t len = sizeof(code);
+	struct x86_decoded d;
+	uint64_t pa, end, rip = sregs->cs.base + regs->rip;
+
+	/* Up to 15 bytes, or up to the end of the page when the next one is
+	 * not mapped (the instruction may still fit). */
+	if (x86_translate(&vcpu->vm->mem, &pg, rip, &pa, &end))
+		return false;
+	if (x86_read_virt(&vcpu->vm->mem, &pg, rip, code, len) && end && end - rip < len)
+		len = (size_t)(end - rip);
+	if (x86_read_virt(&vcpu->vm->mem, &pg, rip, code, len) ||
+	    x86_decode_for_emulation(code, len, code_mode(sregs), regs, sregs, &d))
+		return false;
+	switch (d.id) {
+	case X86_INSN_LDMXCSR:
+	case X86_INSN_STMXCSR:
+		return do_mxcsr(vcpu, regs, sregs, &pg, &d);
+	default:
+		return false;
+	}
+}
+
 bool emulation_fallback(struct vcpu *vcpu)
 {
 	struct kvm_regs regs;
@@ -63,6 +166,9 @@ bool emulation_fallback(struct vcpu *vcpu)
 	if (!insn)
 		return false;
 	switch (*insn) {
+	case X86_OPCODE_0F:
+		done = do_two_byte(vcpu, &regs, &sregs);
+		break;
 	case X86_OPCODE_INT3:
 		/* A tracer's breakpoint, or the guest's own (Linux's boot-time
 		 * int3 self-test), which gets the #BP it would have raised. */

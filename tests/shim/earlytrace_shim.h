@@ -13,6 +13,7 @@
 #include "arch/x86/disasm.h"
 #include "arch/x86/gdt.h"
 #include "arch/x86/layout.h"
+#include "arch/x86/mem_operand.h"
 #include "arch/x86/page_walk.h"
 #include "earlytrace/abi.h"
 #include "vmm/boot/boot.h"

@@ -165,3 +165,51 @@ TEST(CpuModel, HidesDocumentedFeaturesAndAddsHypervisorBit)
 	EXPECT_EQ(cpu_model_find("pentium"), nullptr);
 	free(cpuid);
 }
+
+TEST(Decode, MemoryOperandsOfInstructionsTheVmmFinishes)
+{
+	struct kvm_regs regs;
+	struct kvm_sregs sregs;
+	memset(&regs, 0, sizeof(regs));
+	memset(&sregs, 0, sizeof(sregs));
+	regs.rip = 0xffffffff81000000ull;
+	regs.rsp = 0xffffc90000093b80ull;
+	regs.rax = 0x1000;
+	regs.rcx = 3;
+	sregs.fs.base = 0x7f0000000000ull;
+	struct x86_decoded d;
+
+	// ldmxcsr [rsp + 4], as in Linux's kernel_fpu_begin_mask()
+	const uint8_t ld[] = { 0x0f, 0xae, 0x54, 0x24, 0x04 };
+	ASSERT_EQ(x86_decode_for_emulation(ld, sizeof(ld), X86_CODE64, &regs, &sregs, &d), 0) << et_last_error();
+	EXPECT_EQ(d.id, X86_INSN_LDMXCSR);
+	EXPECT_EQ(d.len, 5u);
+	EXPECT_TRUE(d.has_mem);
+	EXPECT_EQ(d.mem_size, 4u);
+	EXPECT_EQ(d.linear, regs.rsp + 4);
+
+	// stmxcsr [rip + 0x10]: relative to the next instruction
+	const uint8_t st_rip[] = { 0x0f, 0xae, 0x1d, 0x10, 0x00, 0x00, 0x00 };
+	ASSERT_EQ(x86_decode_for_emulation(st_rip, sizeof(st_rip), X86_CODE64, &regs, &sregs, &d), 0);
+	EXPECT_EQ(d.id, X86_INSN_STMXCSR);
+	EXPECT_EQ(d.linear, regs.rip + 7 + 0x10);
+
+	// stmxcsr fs:[rax + rcx*8 - 8]
+	const uint8_t st_fs[] = { 0x64, 0x0f, 0xae, 0x5c, 0xc8, 0xf8 };
+	ASSERT_EQ(x86_decode_for_emulation(st_fs, sizeof(st_fs), X86_CODE64, &regs, &sregs, &d), 0);
+	EXPECT_EQ(d.linear, sregs.fs.base + 0x1000 + 3 * 8 - 8);
+
+	// 32-bit: ds base applies and the address wraps at 4 GiB
+	sregs.ds.base = 0x100;
+	regs.rax = 0xffffffff;
+	const uint8_t ld32[] = { 0x0f, 0xae, 0x10 }; // ldmxcsr [eax]
+	ASSERT_EQ(x86_decode_for_emulation(ld32, sizeof(ld32), X86_CODE32, &regs, &sregs, &d), 0);
+	EXPECT_EQ(d.linear, 0xffu);
+
+	const uint8_t nop[] = { 0x90 };
+	ASSERT_EQ(x86_decode_for_emulation(nop, sizeof(nop), X86_CODE64, &regs, &sregs, &d), 0);
+	EXPECT_EQ(d.id, X86_INSN_OTHER);
+	EXPECT_FALSE(d.has_mem);
+	const uint8_t cut[] = { 0x0f, 0xae };
+	EXPECT_EQ(x86_decode_for_emulation(cut, sizeof(cut), X86_CODE64, &regs, &sregs, &d), -1);
+}
