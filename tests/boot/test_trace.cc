@@ -210,3 +210,40 @@ TEST(Trace, BadTraceOptions)
 	EXPECT_EQ(r.status, 1);
 	EXPECT_NE(r.err.find("matches no traceable function"), std::string::npos) << r.err;
 }
+
+// guestlib's handoff: the VMM restores its sites, copies its events into
+// the guest's ring, and the guest records from then on. Every call is in
+// the trace exactly once, on one clock, with nothing dropped.
+TEST(Trace, HandoffToTheGuestRingLosesAndDuplicatesNothing)
+{
+	REQUIRE_KVM();
+	for (const char *arch : { "x86_64", "i386" }) {
+		std::string out = temp_path(std::string(arch) + "-ring.trace");
+		VmmResult r = trace_image(arch, out, { "--append", "trace=ring exit=0" });
+		ASSERT_EQ(r.status, 0) << arch << r.err;
+		EXPECT_NE(r.out.find("ring: handoff result=0"), std::string::npos) << r.out;
+		// The guest sees the VMM's early calls in its ring...
+		EXPECT_NE(r.out.find("ring vmm fn=ct_leaf calls=512"), std::string::npos) << r.out;
+		// ...and records its own after the handoff.
+		EXPECT_NE(r.out.find("ring fn=ct_leaf calls=512"), std::string::npos) << r.out;
+		EXPECT_NE(r.out.find("lost=0"), std::string::npos) << r.out;
+
+		Trace t = read_trace(out);
+		ASSERT_EQ(t.error, "");
+		// Both phases (early: breakpoints, ring: the guest), once each.
+		EXPECT_EQ(t.calls["ct_leaf"], 2 * 512);
+		EXPECT_EQ(t.calls["ct_fib"], 2 * 268);
+		EXPECT_GT(t.by_source[ET_REC_SRC_BREAKPOINT], 816);
+		EXPECT_GT(t.by_source[ET_REC_SRC_GUEST], 816);
+		EXPECT_EQ(t.dropped, 0u);
+		bool handoff_mark = false;
+		for (const auto &m : t.marks)
+			handoff_mark |= m.find("handoff: guest ring") != std::string::npos;
+		EXPECT_TRUE(handoff_mark);
+		// One clock: breakpoint events, then guest events, all in order.
+		for (size_t i = 1; i < t.events.size(); i++)
+			ASSERT_LE(t.events[i - 1].tsc, t.events[i].tsc) << arch << " event " << i;
+		EXPECT_NE(r.err.find("handoff: guest ring"), std::string::npos) << r.err;
+		remove(out.c_str());
+	}
+}

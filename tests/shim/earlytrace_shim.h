@@ -11,6 +11,7 @@
 #include "arch/x86/boot_paging.h"
 #include "arch/x86/cpu_model.h"
 #include "arch/x86/disasm.h"
+#include "arch/x86/fentry_check.h"
 #include "arch/x86/gdt.h"
 #include "arch/x86/layout.h"
 #include "arch/x86/mem_operand.h"

@@ -213,3 +213,25 @@ TEST(Decode, MemoryOperandsOfInstructionsTheVmmFinishes)
 	const uint8_t cut[] = { 0x0f, 0xae };
 	EXPECT_EQ(x86_decode_for_emulation(cut, sizeof(cut), X86_CODE64, &regs, &sregs, &d), -1);
 }
+
+namespace {
+const char *thunk_at(void *, uint64_t addr)
+{
+	return addr == 0x2000 ? "__x86_return_thunk" : addr == 0x3000 ? "do_things" : nullptr;
+}
+} // namespace
+
+TEST(FentryCheck, OnlyABareReturnLetsCallsBeSkipped)
+{
+	const uint8_t ret[] = { 0xc3, 0xcc };
+	const uint8_t endbr_ret[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0xc3 };
+	const uint8_t jmp_thunk[] = { 0xe9, 0xfb, 0x0f, 0x00, 0x00 };	 // jmp 0x2000 from 0x1000
+	const uint8_t jmp_other[] = { 0xe9, 0xfb, 0x1f, 0x00, 0x00 };	 // jmp 0x3000
+	const uint8_t does_work[] = { 0x55, 0x48, 0x89, 0xe5, 0xc3 }; // push rbp; ...
+	EXPECT_TRUE(x86_fentry_only_returns(ret, sizeof(ret), 0x1000, X86_CODE64, thunk_at, nullptr));
+	EXPECT_TRUE(x86_fentry_only_returns(endbr_ret, sizeof(endbr_ret), 0x1000, X86_CODE64, thunk_at, nullptr));
+	EXPECT_TRUE(x86_fentry_only_returns(jmp_thunk, sizeof(jmp_thunk), 0x1000, X86_CODE64, thunk_at, nullptr));
+	EXPECT_FALSE(x86_fentry_only_returns(jmp_other, sizeof(jmp_other), 0x1000, X86_CODE64, thunk_at, nullptr));
+	EXPECT_FALSE(x86_fentry_only_returns(does_work, sizeof(does_work), 0x1000, X86_CODE64, thunk_at, nullptr));
+	EXPECT_FALSE(x86_fentry_only_returns(ret, 0, 0x1000, X86_CODE64, thunk_at, nullptr));
+}

@@ -7,6 +7,7 @@
 #include <sys/ioctl.h>
 
 #include "arch/x86/boot_cpu.h"
+#include "arch/x86/fentry_check.h"
 #include "arch/x86/page_walk.h"
 #include "vmm/error.h"
 #include "vmm/trace/handoff.h"
@@ -135,6 +136,42 @@ static void on_handoff_symbol(void *ctx, struct vcpu *vcpu, unsigned slot)
 	guest_debug_set_hw(vcpu, slot, 0, NULL, NULL);
 }
 
+static const char *symbol_at(void *ctx, uint64_t addr)
+{
+	uint64_t off;
+	const struct symbol *s = symtab_lookup(ctx, addr, &off);
+
+	return s && off == 0 ? s->name : NULL;
+}
+
+/* Call sites may only be skipped over while their callee just returns
+ * (see arch/x86/fentry_check.h); otherwise they are deselected. */
+static void check_call_sites(struct tracer *t)
+{
+	const struct kernel_image *img = &t->m->kernel;
+	enum x86_code_mode mode = img->elf_class == 64 ? X86_CODE64 : X86_CODE32;
+	size_t calls = 0;
+	uint64_t addr;
+	const uint8_t *code = NULL;
+
+	for (size_t i = 0; i < t->sites.nr; i++)
+		calls += t->sites.sites[i].selected && t->sites.sites[i].kind == SITE_KIND_CALL;
+	if (!calls)
+		return;
+	if (symbols_addr(&t->m->symbols, "__fentry__", &addr) == 0 ||
+	    symbols_addr(&t->m->symbols, "mcount", &addr) == 0)
+		code = kernel_image_vaddr_bytes(img, addr, 16, NULL, NULL);
+	if (code && x86_fentry_only_returns(code, 16, addr, mode, symbol_at, &t->m->symbols.tab))
+		return;
+	for (size_t i = 0; i < t->sites.nr; i++)
+		if (t->sites.sites[i].kind == SITE_KIND_CALL)
+			t->sites.sites[i].selected = false;
+	fprintf(stderr,
+		"earlytrace: %zu call sites left alone: __fentry__ does more than return, so a "
+		"call cannot be skipped\n",
+		calls);
+}
+
 static int select_sites(struct tracer *t)
 {
 	const struct trace_options *o = t->o;
@@ -149,10 +186,10 @@ static int select_sites(struct tracer *t)
 		return et_error("%s: no symbols (no .symtab, no kallsyms found); give --symbols",
 				t->m->kernel.name);
 	if (sites_find(&t->sites, &t->m->kernel, &t->m->symbols) ||
-	    site_select(&t->sites, &t->filter, &t->selection) ||
-	    breakpoints_init(&t->bps, &t->sites))
+	    site_select(&t->sites, &t->filter, &t->selection))
 		return -1;
-	return 0;
+	check_call_sites(t);
+	return breakpoints_init(&t->bps, &t->sites);
 }
 
 static int open_output(struct tracer *t)
