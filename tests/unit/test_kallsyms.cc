@@ -3,6 +3,7 @@
 // hostile corruptions of them, and the stripped Debian cloud kernel when
 // its cache exists (images/fetch-debian-kernel.sh fills it).
 #include <gtest/gtest.h>
+#include <lzma.h>
 
 #include <sys/stat.h>
 
@@ -11,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <tuple>
@@ -23,6 +25,23 @@
 #include "vmm/symbols/symbols.h"
 
 namespace {
+
+// Decompresses a whole .xz file (test fixtures); "" on any error.
+std::string xz_decompress(const std::string &path)
+{
+	std::ifstream f(path, std::ios::binary);
+	std::string in((std::istreambuf_iterator<char>(f)), {});
+	std::string out(64u << 20, '\0');
+	uint64_t memlimit = UINT64_MAX;
+	size_t in_pos = 0, out_pos = 0;
+	if (lzma_stream_buffer_decode(&memlimit, 0, nullptr, reinterpret_cast<const uint8_t *>(in.data()),
+				      &in_pos, in.size(), reinterpret_cast<uint8_t *>(&out[0]), &out_pos,
+				      out.size()) != LZMA_OK)
+		return "";
+	out.resize(out_pos);
+	return out;
+}
+
 
 struct Sym {
 	uint64_t addr;
@@ -317,33 +336,59 @@ TEST(KallsymsDebian, RecoversSymbolsAndNamesEverySite)
 		if (!tab.sites[i].reject) {
 			ASSERT_NE(tab.sites[i].name, nullptr);
 		}
-	EXPECT_LT(ks + ss, 1000.0);
+	// The ftrace count the kernel prints at boot: "ftrace: allocating
+	// 37697 entries" for 6.1.0-56 is every __mcount_loc record.
+	EXPECT_GE(tab.nr, 30000u);
 
-	// Against the real System.map of the same build, when one is provided
-	// (from the -dbg package: see docs/sites-and-symbols.md).
-	std::string map = debian_kernel_dir() + "/System.map.dbg";
-	if (file_exists(map)) {
+	// Against the real System.map of the same build: its text symbols are
+	// kept, xz-compressed, in tests/fixtures (made once from the -dbg
+	// package, which is too big to fetch in CI). A newer Debian kernel
+	// than the fixture is skipped, not failed.
+	std::string version;
+	std::ifstream(debian_kernel_dir() + "/version") >> version;
+	std::string fixture = std::string(ET_TEST_SRCDIR) + "/fixtures/System.map-" + version + ".text.xz";
+	if (!file_exists(fixture)) {
+		printf("[ debian ] no System.map fixture for %s: names not cross-checked\n", version.c_str());
+	} else {
+		std::string map_text = xz_decompress(fixture);
+		ASSERT_FALSE(map_text.empty()) << fixture;
 		struct symbols real;
-		ASSERT_EQ(symbols_from_system_map(&real, map.c_str()), 0) << et_last_error();
-		std::map<std::string, int> want, got;
-		size_t text_real = 0, text_k = 0;
-		for (size_t i = 0; i < real.tab.nr; i++)
-			if (symtab_is_text_type(real.tab.syms[i].type))
-				text_real++;
+		ASSERT_EQ(symbols_parse_system_map(&real, map_text.data(), map_text.size(), fixture.c_str()), 0)
+			<< et_last_error();
+		ASSERT_EQ(symbols_check_match(&real, &img, &syms.tab), 0) << et_last_error();
+		// Every recovered function has a symbol of the same name at the same
+		// address in the real map (which may list aliases there too).
+		std::multimap<uint64_t, std::string> real_at;
+		size_t text_real = 0, text_k = 0, named = 0;
+		for (size_t i = 0; i < real.tab.nr; i++) {
+			real_at.emplace(real.tab.syms[i].addr, real.tab.syms[i].name);
+			text_real += symtab_is_text_type(real.tab.syms[i].type);
+		}
 		for (size_t i = 0; i < syms.tab.nr; i++) {
 			const struct symbol *s = &syms.tab.syms[i];
 			if (!symtab_is_text_type(s->type))
 				continue;
 			text_k++;
-			// Every recovered text symbol is in the real map at that address.
-			EXPECT_NE(symtab_lookup(&real.tab, s->addr, nullptr), nullptr) << s->name;
+			auto range = real_at.equal_range(s->addr);
+			bool same = false;
+			for (auto it = range.first; it != range.second; ++it)
+				same |= it->second == s->name;
+			named += same;
+			EXPECT_TRUE(same) << s->name << " at 0x" << std::hex << s->addr;
 		}
-		// Tolerance: the real map also lists symbols kallsyms leaves out
-		// (.cold parts, __pfx_, local labels); within 2%.
-		printf("[ debian ] text symbols: kallsyms %zu, System.map %zu\n", text_k, text_real);
+		printf("[ debian ] text symbols: kallsyms %zu (all %zu named as in System.map), System.map %zu\n",
+		       text_k, named, text_real);
+		// The real map also lists symbols kallsyms leaves out (.cold parts,
+		// local labels): within 2%.
+		EXPECT_EQ(named, text_k);
 		EXPECT_LE(text_k, text_real);
 		EXPECT_GE(text_k * 100, text_real * 98);
-		ASSERT_EQ(symbols_check_match(&real, &img, &syms.tab), 0) << et_last_error();
+		// And every site is named by the recovered symbols.
+		for (size_t i = 0; i < tab.nr; i++) {
+			if (tab.sites[i].reject == SITE_OK) {
+				ASSERT_NE(tab.sites[i].name, nullptr);
+			}
+		}
 		symbols_free(&real);
 	}
 	sites_free(&tab);
