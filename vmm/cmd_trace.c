@@ -8,8 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "vmm/error.h"
+#include "vmm/report/report.h"
 #include "vmm/stop.h"
 
 const char cli_trace_usage[] =
@@ -20,7 +22,8 @@ const char cli_trace_usage[] =
 	"entry site), until the guest hands over to its own tracer: a guestlib\n"
 	"handoff hypercall, or a stock kernel reaching its handoff symbol.\n"
 	"\n"
-	"  -o, --output FILE      trace file (default " TRACE_DEFAULT_OUTPUT ")\n"
+	"  -o, --output FILE      trace file; without one, the trace is printed\n"
+	"                         in ftrace's text format when the run ends\n"
 	"  -f, --filter GLOB      trace only matching functions (repeatable)\n"
 	"  -n, --notrace GLOB     never trace matching functions (repeatable)\n"
 	"      --buf-size SIZE    host event buffer, e.g. 64M (default 64M; 32\n"
@@ -128,7 +131,7 @@ int cli_parse_trace(int argc, char **argv, struct trace_options *o)
 
 	memset(o, 0, sizeof(*o));
 	cli_run_defaults(&o->run);
-	o->output = TRACE_DEFAULT_OUTPUT;
+	o->output = NULL;
 	o->buf_size = TRACE_DEFAULT_BUF_SIZE;
 	o->overflow = OVERFLOW_STOP;
 	o->handoff = TRACE_DEFAULT_HANDOFF;
@@ -162,8 +165,26 @@ int cli_parse_trace(int argc, char **argv, struct trace_options *o)
 	return 0;
 }
 
+/* Without -o: a temporary file, printed as ftrace text at the end. */
+static int print_and_remove(const char *path)
+{
+	struct trace_reader *r;
+	int ret;
+
+	if (trace_reader_open(&r, path)) {
+		unlink(path);
+		return -1;
+	}
+	fflush(stdout);
+	ret = report_ftrace(r, stdout);
+	trace_reader_close(r);
+	unlink(path);
+	return ret;
+}
+
 int cmd_trace(int argc, char **argv)
 {
+	char tmp_path[] = "/tmp/earlytrace-XXXXXX";
 	static struct machine machine; /* large, and signal handlers point at it */
 	static struct tracer tracer;
 	struct trace_options opts;
@@ -180,8 +201,22 @@ int cmd_trace(int argc, char **argv)
 		trace_options_free(&opts);
 		return 0;
 	}
+	if (!opts.output) {
+		int fd = mkstemp(tmp_path);
+
+		if (fd < 0) {
+			fprintf(stderr, "earlytrace: cannot create a temporary trace file: %s\n",
+				strerror(errno));
+			trace_options_free(&opts);
+			return EXIT_STATUS_ERROR;
+		}
+		close(fd);
+		opts.output = tmp_path;
+	}
 	if (machine_create(&machine, &opts.run)) {
 		fprintf(stderr, "earlytrace: %s\n", et_last_error());
+		if (opts.output == tmp_path)
+			unlink(tmp_path);
 		trace_options_free(&opts);
 		return EXIT_STATUS_ERROR;
 	}
@@ -197,6 +232,11 @@ int cmd_trace(int argc, char **argv)
 	}
 	tracer_free(&tracer);
 	machine_destroy(&machine);
+	if (opts.output == tmp_path && print_and_remove(tmp_path)) {
+		fprintf(stderr, "earlytrace: %s\n", et_last_error());
+		if (status == 0)
+			status = EXIT_STATUS_ERROR;
+	}
 	trace_options_free(&opts);
 	return status;
 }

@@ -4,7 +4,6 @@
 
 #include "vmm/trace/tracer.h"
 
-#define TRACE_DEFAULT_OUTPUT "earlytrace.trace"
 #define TRACE_DEFAULT_BUF_SIZE (64ull << 20)
 #define TRACE_DEFAULT_HANDOFF "ftrace_init"
 

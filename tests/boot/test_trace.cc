@@ -247,3 +247,15 @@ TEST(Trace, HandoffToTheGuestRingLosesAndDuplicatesNothing)
 		remove(out.c_str());
 	}
 }
+
+TEST(Trace, WithoutAnOutputFileTheTraceIsPrinted)
+{
+	REQUIRE_KVM();
+	VmmResult r = run_vmm({ "trace", "--kernel", image("x86_64"), "--mem", "16M", "--filter", "ct_root",
+				"--timeout", "60" });
+	ASSERT_EQ(r.status, 0) << r.err;
+	EXPECT_NE(r.out.find("# tracer: function"), std::string::npos) << r.out;
+	std::regex line("<idle>-0 +\\[000\\] d\\.\\.\\.\\. +[0-9]+\\.[0-9]{6}: ct_root <-calltree_run");
+	auto begin = std::sregex_iterator(r.out.begin(), r.out.end(), line);
+	EXPECT_EQ(std::distance(begin, std::sregex_iterator()), 4) << r.out;
+}
