@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 
 namespace {
 
@@ -38,4 +40,10 @@ bool file_exists(const std::string &path)
 {
 	struct stat st;
 	return stat(path.c_str(), &st) == 0;
+}
+
+std::vector<uint8_t> read_file_bytes(const std::string &path)
+{
+	std::ifstream f(path, std::ios::binary);
+	return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {});
 }

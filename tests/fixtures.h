@@ -5,12 +5,16 @@
 #ifndef TESTS_FIXTURES_H
 #define TESTS_FIXTURES_H
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 // $EARLYTRACE_DEBIAN_KERNEL_DIR, else ${XDG_CACHE_HOME:-~/.cache}/earlytrace/debian-kernel.
 std::string debian_kernel_dir();
 // $EARLYTRACE_INITRAMFS, else ${XDG_CACHE_HOME:-~/.cache}/earlytrace/initramfs.cpio.
 std::string initramfs_path();
 bool file_exists(const std::string &path);
+// The whole file; empty when it cannot be read.
+std::vector<uint8_t> read_file_bytes(const std::string &path);
 
 #endif // TESTS_FIXTURES_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * `earlytrace report`: converts a trace file into ftrace text, Chrome
- * trace JSON or a summary. The trace file is self-contained (symbols
+ * trace JSON, CSV or a summary. The trace file is self-contained (symbols
  * included), so the kernel is not needed.
  */
 #include "vmm/cmd_report.h"
@@ -22,8 +22,9 @@ const char cli_report_usage[] =
 	"\n"
 	"  -f, --format FORMAT  ftrace (default): the text of Linux's function\n"
 	"                       tracer; json: Chrome Trace Event JSON for\n"
-	"                       Perfetto UI or chrome://tracing; summary: call\n"
-	"                       counts per function and totals\n"
+	"                       Perfetto UI or chrome://tracing; csv: one row\n"
+	"                       per call, mark and drop; summary: call counts\n"
+	"                       per function and totals\n"
 	"  -o, --output FILE    write there instead of standard output\n"
 	"  -h, --help           show this help\n";
 

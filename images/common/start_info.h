@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pvh_start_info.h"
+#include <earlytrace/xen_pvh.h>
 
 /* Longest command line we read; Linux/x86 allows 2048 bytes. */
 #define START_INFO_CMDLINE_MAX 4096

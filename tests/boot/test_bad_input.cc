@@ -12,14 +12,9 @@
 #include <vector>
 
 #include "tests/boot/vmm_process.h"
+#include "tests/fixtures.h"
 
 namespace {
-
-std::vector<uint8_t> slurp(const std::string &path)
-{
-	std::ifstream f(path, std::ios::binary);
-	return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {});
-}
 
 std::string write_temp(const std::string &name, const std::vector<uint8_t> &bytes)
 {
@@ -84,7 +79,7 @@ TEST(BadInput, EmptyFile)
 
 TEST(BadInput, TruncatedElf)
 {
-	auto bytes = slurp(image("x86_64"));
+	auto bytes = read_file_bytes(image("x86_64"));
 	ASSERT_GT(bytes.size(), 4096u);
 	bytes.resize(bytes.size() / 3);
 	expect_one_line_error(run_kernel(write_temp("cut.elf", bytes)), "truncated");
@@ -96,7 +91,7 @@ TEST(BadInput, SegmentOutsideRam)
 {
 	if (!kvm_available())
 		GTEST_SKIP() << "needs /dev/kvm: RAM size is checked when the VM exists";
-	auto bytes = slurp(image("x86_64"));
+	auto bytes = read_file_bytes(image("x86_64"));
 	Elf64_Phdr *ph = first_load(bytes);
 	ASSERT_NE(ph, nullptr);
 	// Move every load segment 256 MiB up, together with the PVH entry, so
@@ -121,7 +116,7 @@ TEST(BadInput, SegmentOutsideRam)
 
 TEST(BadInput, OverlappingSegments)
 {
-	auto bytes = slurp(image("x86_64"));
+	auto bytes = read_file_bytes(image("x86_64"));
 	auto *eh = reinterpret_cast<Elf64_Ehdr *>(bytes.data());
 	Elf64_Phdr *load = first_load(bytes);
 	ASSERT_NE(load, nullptr);
@@ -138,7 +133,7 @@ TEST(BadInput, OverlappingSegments)
 
 TEST(BadInput, NoPvhNote)
 {
-	auto bytes = slurp(image("x86_64"));
+	auto bytes = read_file_bytes(image("x86_64"));
 	for (size_t off = 8; off + 4 <= bytes.size(); off++)
 		if (!memcmp(&bytes[off], "Xen", 4) && bytes[off - 4] == 18)
 			bytes[off - 4] = 17; // another Xen note type, not PHYS32_ENTRY
@@ -149,7 +144,7 @@ TEST(BadInput, NoPvhNote)
 TEST(BadInput, NoWayToBoot)
 {
 	// A 32-bit kernel without a PVH note has no protocol we can enter.
-	auto bytes = slurp(image("i386"));
+	auto bytes = read_file_bytes(image("i386"));
 	for (size_t off = 8; off + 4 <= bytes.size(); off++)
 		if (!memcmp(&bytes[off], "Xen", 4) && bytes[off - 4] == 18)
 			bytes[off - 4] = 17;
@@ -221,7 +216,7 @@ TEST(BadInput, KvmDeviceNotAccessible)
 	chmod(path.c_str(), 0);
 	// Root opens anything, so the VMM runs as nobody for this check, on a
 	// copy of the kernel that nobody may read wherever the tree lives.
-	std::string kernel = write_temp("kernel.elf", slurp(image("x86_64")));
+	std::string kernel = write_temp("kernel.elf", read_file_bytes(image("x86_64")));
 	chmod(kernel.c_str(), 0644);
 	VmmRun run;
 	run.args = { "run", "--kernel", kernel, "--mem", "16M" };

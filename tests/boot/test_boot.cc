@@ -11,12 +11,6 @@
 
 #include "tests/boot/vmm_process.h"
 
-#define REQUIRE_KVM()                                                        \
-	do {                                                                 \
-		if (!kvm_available())                                        \
-			GTEST_SKIP() << "/dev/kvm is not usable here";       \
-	} while (0)
-
 namespace {
 
 // "calltree phase=P total=N" -> N, or -1.

@@ -14,12 +14,6 @@
 #include "tests/shim/earlytrace_shim.h"
 #include "vmm/trace/trace_file.h"
 
-#define REQUIRE_KVM()                                                  \
-	do {                                                           \
-		if (!kvm_available())                                  \
-			GTEST_SKIP() << "/dev/kvm is not usable here"; \
-	} while (0)
-
 namespace {
 
 struct Trace {

@@ -11,15 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "tests/fixtures.h"
 #include "tests/shim/earlytrace_shim.h"
 
 namespace {
-
-std::vector<uint8_t> slurp(const std::string &path)
-{
-	std::ifstream f(path, std::ios::binary);
-	return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {});
-}
 
 std::string image_path(const char *arch)
 {
@@ -57,7 +52,7 @@ unsigned phnum64(std::vector<uint8_t> &b)
 
 TEST_F(KernelImage, ParsesX86_64Kernel)
 {
-	auto bytes = slurp(image_path("x86_64"));
+	auto bytes = read_file_bytes(image_path("x86_64"));
 	ASSERT_FALSE(bytes.empty());
 	ASSERT_EQ(parse(bytes), 0) << et_last_error();
 	EXPECT_EQ(img.elf_class, 64u);
@@ -75,7 +70,7 @@ TEST_F(KernelImage, ParsesX86_64Kernel)
 
 TEST_F(KernelImage, ParsesI386Kernel)
 {
-	auto bytes = slurp(image_path("i386"));
+	auto bytes = read_file_bytes(image_path("i386"));
 	ASSERT_EQ(parse(bytes), 0) << et_last_error();
 	EXPECT_EQ(img.elf_class, 32u);
 	EXPECT_EQ(img.machine, EM_386);
@@ -85,7 +80,7 @@ TEST_F(KernelImage, ParsesI386Kernel)
 
 TEST_F(KernelImage, LoadsSegmentsAndZeroesBss)
 {
-	auto bytes = slurp(image_path("x86_64"));
+	auto bytes = read_file_bytes(image_path("x86_64"));
 	ASSERT_EQ(parse(bytes), 0);
 	struct guest_mem mem;
 	ASSERT_EQ(guest_mem_init(&mem, 16 << 20), 0);
@@ -104,7 +99,7 @@ TEST_F(KernelImage, LoadsSegmentsAndZeroesBss)
 
 TEST_F(KernelImage, SegmentOutsideRamIsRefusedAtLoad)
 {
-	auto bytes = slurp(image_path("x86_64"));
+	auto bytes = read_file_bytes(image_path("x86_64"));
 	ASSERT_EQ(parse(bytes), 0);
 	struct guest_mem mem;
 	ASSERT_EQ(guest_mem_init(&mem, 16 << 20), 0);
@@ -128,7 +123,7 @@ TEST_F(KernelImage, RefusesNonElf)
 
 TEST_F(KernelImage, RefusesEveryTruncation)
 {
-	auto bytes = slurp(image_path("x86_64"));
+	auto bytes = read_file_bytes(image_path("x86_64"));
 	ASSERT_EQ(parse(bytes), 0);
 	uint64_t end_of_load = 0;
 	for (unsigned i = 0; i < img.nr_segments; i++)
@@ -147,7 +142,7 @@ TEST_F(KernelImage, RefusesEveryTruncation)
 
 TEST_F(KernelImage, RefusesWrongMachineAndType)
 {
-	auto bytes = slurp(image_path("x86_64"));
+	auto bytes = read_file_bytes(image_path("x86_64"));
 	auto *eh = reinterpret_cast<Elf64_Ehdr *>(bytes.data());
 	eh->e_machine = EM_AARCH64;
 	EXPECT_NE(parse_error(bytes).find("not x86"), std::string::npos) << et_last_error();
@@ -161,7 +156,7 @@ TEST_F(KernelImage, RefusesWrongMachineAndType)
 
 TEST_F(KernelImage, RefusesOverlappingSegments)
 {
-	auto bytes = slurp(image_path("x86_64"));
+	auto bytes = read_file_bytes(image_path("x86_64"));
 	std::vector<unsigned> loads;
 	for (unsigned i = 0; i < phnum64(bytes); i++)
 		if (phdr64(bytes, i)->p_type == PT_LOAD)
@@ -178,7 +173,7 @@ TEST_F(KernelImage, RefusesOverlappingSegments)
 
 TEST_F(KernelImage, SegmentBiggerOnDiskThanInMemory)
 {
-	auto bytes = slurp(image_path("x86_64"));
+	auto bytes = read_file_bytes(image_path("x86_64"));
 	for (unsigned i = 0; i < phnum64(bytes); i++) {
 		Elf64_Phdr *ph = phdr64(bytes, i);
 		if (ph->p_type == PT_LOAD) {
@@ -191,7 +186,7 @@ TEST_F(KernelImage, SegmentBiggerOnDiskThanInMemory)
 
 TEST_F(KernelImage, MissingPvhNoteIsNotedNotFatal)
 {
-	auto bytes = slurp(image_path("x86_64"));
+	auto bytes = read_file_bytes(image_path("x86_64"));
 	// Rename the note type so no PHYS32_ENTRY note remains.
 	for (unsigned i = 0; i < phnum64(bytes); i++) {
 		Elf64_Phdr *ph = phdr64(bytes, i);
@@ -210,7 +205,7 @@ TEST_F(KernelImage, MissingPvhNoteIsNotedNotFatal)
 
 TEST_F(KernelImage, PvhEntryOutsideSegmentsIsRefused)
 {
-	auto bytes = slurp(image_path("x86_64"));
+	auto bytes = read_file_bytes(image_path("x86_64"));
 	ASSERT_EQ(parse(bytes), 0);
 	uint32_t entry = img.pvh_entry, bogus = 0x7000000;
 	bool patched = false;
@@ -228,7 +223,7 @@ TEST_F(KernelImage, PvhEntryOutsideSegmentsIsRefused)
 
 TEST_F(KernelImage, SymbolsFromSymtab)
 {
-	auto bytes = slurp(image_path("x86_64"));
+	auto bytes = read_file_bytes(image_path("x86_64"));
 	ASSERT_EQ(parse(bytes), 0);
 	struct symtab tab;
 	ASSERT_EQ(symtab_from_elf(&tab, &img), 0);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Reports from a small synthetic trace: exact ftrace text, JSON that
-// parses (a tiny checker below), the summary, symbolization, and marks
-// and drops merged in by time.
+// parses (a tiny checker below), exact CSV, the summary, symbolization,
+// and marks and drops merged in by time.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -350,6 +350,132 @@ TEST(Report, JsonIsValidChromeTrace)
 	EXPECT_LT(text.find("\"ts\":2050.000"), text.find("\"ts\":2100.000"));
 }
 
+// RFC 4180 records: fields split at commas outside quotes, "" inside
+// quotes is one quote; false on a malformed field.
+bool csv_records(const std::string &text, std::vector<std::vector<std::string>> *out)
+{
+	size_t i = 0;
+	out->clear();
+	while (i < text.size()) {
+		std::vector<std::string> rec;
+		for (;;) {
+			std::string f;
+			if (i < text.size() && text[i] == '"') {
+				for (i++;; i++) {
+					if (i >= text.size())
+						return false;
+					if (text[i] == '"') {
+						if (i + 1 < text.size() && text[i + 1] == '"') {
+							f += '"';
+							i++;
+							continue;
+						}
+						i++;
+						break;
+					}
+					f += text[i];
+				}
+			} else {
+				while (i < text.size() && !strchr(",\n\"", text[i]))
+					f += text[i++];
+				if (i < text.size() && text[i] == '"')
+					return false;
+			}
+			rec.push_back(f);
+			if (i >= text.size())
+				return false; // every record ends with a line break
+			if (text[i++] == '\n')
+				break;
+			if (text[i - 1] != ',')
+				return false;
+		}
+		out->push_back(rec);
+	}
+	return true;
+}
+
+const size_t csv_fields = 11;
+
+TEST(Report, CsvGolden)
+{
+	TempDir d;
+	std::string text = report(write_trace(d, 1000000), REPORT_CSV);
+	std::vector<std::string> want = {
+		"seconds,tsc,cpu,source,function,offset,ip,parent_function,parent_offset,parent_ip,note",
+		"0.000000000,1234000,0,breakpoint,start_kernel,0x0,0xffffffff81000000,"
+		"x86_64_start_reservations,0x20,0xffffffff81000320,",
+		"0.000766000,2000000,0,breakpoint,foo,0x5,0xffffffff81000105,start_kernel,0x10,"
+		"0xffffffff81000010,",
+		"0.000816000,2050000,,,,,,,,,dropped 7: host buffer full",
+		"0.000866000,2100000,0,trampoline,\"we\"\"ird\\name\",0x0,0xffffffff81000200,foo,0x10,"
+		"0xffffffff81000110,",
+		"0.001266000,2500000,,,,,,,,,handoff to guest ring",
+		"0.001766000,3000000,1,guest,,,0xdead,,,,",
+		"0.001766200,3000200,,,,,,,,,dropped 3: guest ring overwrite",
+		"0.001766500,3000500,1,guest,foo,0x0,0xffffffff81000100,start_kernel,0x5,"
+		"0xffffffff81000005,",
+	};
+	EXPECT_EQ(lines(text), want) << text;
+
+	std::vector<std::vector<std::string>> recs;
+	ASSERT_TRUE(csv_records(text, &recs)) << text;
+	ASSERT_EQ(recs.size(), want.size());
+	for (auto &rec : recs)
+		EXPECT_EQ(rec.size(), csv_fields) << text;
+	EXPECT_EQ(recs[4][4], "we\"ird\\name");
+}
+
+TEST(Report, CsvWithoutTscFrequencyLeavesSecondsEmpty)
+{
+	TempDir d;
+	std::string text = report(write_trace(d, 0), REPORT_CSV);
+	auto l = lines(text);
+	ASSERT_EQ(l.size(), 9u) << text;
+	EXPECT_EQ(l[1], ",1234000,0,breakpoint,start_kernel,0x0,0xffffffff81000000,"
+			"x86_64_start_reservations,0x20,0xffffffff81000320,");
+	EXPECT_EQ(l[3], ",2050000,,,,,,,,,dropped 7: host buffer full");
+	std::vector<std::vector<std::string>> recs;
+	ASSERT_TRUE(csv_records(text, &recs)) << text;
+	for (auto &rec : recs)
+		EXPECT_EQ(rec.size(), csv_fields) << text;
+}
+
+TEST(Report, CsvQuotesFields)
+{
+	TempDir d;
+	std::string path = d.file("q.ettrace");
+	struct symbol qs[] = { { K, 0x100, "a,b", 'T' } };
+	struct symtab qtab = { qs, 1 };
+	trace_meta m{};
+	m.tsc_khz = 1000000;
+	trace_writer *w;
+	ASSERT_EQ(trace_writer_open(&w, path.c_str(), &m), 0);
+	ASSERT_EQ(trace_writer_symbols(w, &qtab), 0);
+	et_ring_record a[] = { ev(1000, K + 1, K + 2, 0, ET_REC_SRC_GUEST) };
+	ASSERT_EQ(trace_writer_events(w, a, 1), 0);
+	ASSERT_EQ(trace_writer_mark(w, 500, "say \"hi\", then\nstop"), 0);
+	ASSERT_EQ(trace_writer_drops(w, 2, 2000, "full, \"really\""), 0);
+	ASSERT_EQ(trace_writer_drops(w, 3, 3000, ""), 0);
+	ASSERT_EQ(trace_writer_close(w, 4, 3, "done"), 0);
+	std::string text = report(path, REPORT_CSV);
+	std::vector<std::string> want = {
+		"seconds,tsc,cpu,source,function,offset,ip,parent_function,parent_offset,parent_ip,note",
+		// Before the earliest event; the reader turns the newline into '?'.
+		"-0.000000500,500,,,,,,,,,\"say \"\"hi\"\", then?stop\"",
+		"0.000000000,1000,0,guest,\"a,b\",0x1,0xffffffff81000001,\"a,b\",0x2,0xffffffff81000002,",
+		"0.000001000,2000,,,,,,,,,\"dropped 2: full, \"\"really\"\"\"",
+		"0.000002000,3000,,,,,,,,,dropped 1",
+	};
+	EXPECT_EQ(lines(text), want) << text;
+	std::vector<std::vector<std::string>> recs;
+	ASSERT_TRUE(csv_records(text, &recs)) << text;
+	for (auto &rec : recs)
+		EXPECT_EQ(rec.size(), csv_fields) << text;
+	EXPECT_EQ(recs[1][10], "say \"hi\", then?stop");
+	EXPECT_EQ(recs[2][4], "a,b");
+	EXPECT_EQ(recs[3][10], "dropped 2: full, \"really\"");
+}
+
 TEST(Report, Summary)
 {
 	TempDir d;
@@ -383,8 +509,12 @@ TEST(Report, FormatNames)
 	report_format f;
 	EXPECT_EQ(report_parse_format("json", &f), 0);
 	EXPECT_EQ(f, REPORT_JSON);
-	EXPECT_EQ(report_parse_format("csv", &f), -1);
-	EXPECT_NE(strstr(et_last_error(), "unknown report format 'csv'"), nullptr);
+	EXPECT_EQ(report_parse_format("csv", &f), 0);
+	EXPECT_EQ(f, REPORT_CSV);
+	EXPECT_EQ(report_parse_format("xml", &f), -1);
+	EXPECT_NE(strstr(et_last_error(), "unknown report format 'xml' (use ftrace, json, csv or "
+					  "summary)"),
+		  nullptr);
 }
 
 int run_cli(const std::string &args, std::string *err = nullptr)
@@ -410,8 +540,11 @@ TEST(Report, Command)
 
 	EXPECT_EQ(run_cli("report " + d.file("missing"), &err), 1);
 	EXPECT_EQ(err.rfind("earlytrace: cannot open trace file", 0), 0u) << err;
-	EXPECT_EQ(run_cli("report " + path + " --format csv", &err), 1);
-	EXPECT_NE(err.find("unknown report format 'csv'"), std::string::npos) << err;
+	ASSERT_EQ(run_cli("report " + path + " --format csv -o " + out), 0);
+	EXPECT_EQ(slurp(out).rfind("seconds,tsc,cpu,", 0), 0u);
+
+	EXPECT_EQ(run_cli("report " + path + " --format xml", &err), 1);
+	EXPECT_NE(err.find("unknown report format 'xml'"), std::string::npos) << err;
 	EXPECT_EQ(run_cli("report", &err), 1);
 	EXPECT_NE(err.find("no trace file given"), std::string::npos) << err;
 }

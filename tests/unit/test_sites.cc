@@ -16,18 +16,13 @@
 #include <string>
 #include <vector>
 
+#include "tests/fixtures.h"
 #include "tests/shim/earlytrace_shim.h"
 #include "vmm/sites/filter.h"
 #include "vmm/sites/sites.h"
 #include "vmm/symbols/symbols.h"
 
 namespace {
-
-std::vector<uint8_t> slurp(const std::string &path)
-{
-	std::ifstream f(path, std::ios::binary);
-	return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {});
-}
 
 std::string image_path(const char *arch)
 {
@@ -96,7 +91,7 @@ class Sites : public ::testing::TestWithParam<const char *> {
 protected:
 	void SetUp() override
 	{
-		bytes = slurp(image_path(GetParam()));
+		bytes = read_file_bytes(image_path(GetParam()));
 		ASSERT_GT(bytes.size(), 64u);
 		is64 = bytes[EI_CLASS] == ELFCLASS64;
 		ptr = is64 ? 8 : 4;

@@ -6,9 +6,6 @@
 #include "arch/x86/layout.h"
 #include "vmm/error.h"
 
-_Static_assert(sizeof(struct hvm_start_info) == 56, "hvm_start_info is 56 bytes");
-_Static_assert(sizeof(struct hvm_modlist_entry) == 32, "hvm_modlist_entry is 32 bytes");
-_Static_assert(sizeof(struct hvm_memmap_table_entry) == 24, "memmap entry is 24 bytes");
 _Static_assert(LAYOUT_PVH_START_INFO + sizeof(struct hvm_start_info) <= LAYOUT_PVH_MODLIST,
 	       "start_info runs into the module list");
 

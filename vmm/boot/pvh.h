@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+#include "earlytrace/xen_pvh.h"
 #include "vmm/boot/memmap.h"
 #include "vmm/guest_mem.h"
 
@@ -17,36 +18,8 @@
 extern "C" {
 #endif
 
-#define HVM_START_MAGIC 0x336ec578u
-#define HVM_START_VERSION 1u
-
-/* Layouts fixed by the ABI (xen/include/public/arch-x86/hvm/start_info.h). */
-struct hvm_start_info {
-	uint32_t magic;
-	uint32_t version;
-	uint32_t flags;
-	uint32_t nr_modules;
-	uint64_t modlist_paddr;
-	uint64_t cmdline_paddr;
-	uint64_t rsdp_paddr;
-	uint64_t memmap_paddr;
-	uint32_t memmap_entries;
-	uint32_t reserved;
-};
-
-struct hvm_modlist_entry {
-	uint64_t paddr;
-	uint64_t size;
-	uint64_t cmdline_paddr;
-	uint64_t reserved;
-};
-
-struct hvm_memmap_table_entry {
-	uint64_t addr;
-	uint64_t size;
-	uint32_t type;
-	uint32_t reserved;
-};
+#define HVM_START_MAGIC XEN_HVM_START_MAGIC_VALUE
+#define HVM_START_VERSION XEN_HVM_START_VERSION
 
 struct pvh_boot_info {
 	const char *cmdline;   /* NULL or "" for none */

@@ -11,13 +11,13 @@
 #include <unistd.h>
 
 #include "arch/x86/layout.h"
+#include "earlytrace/xen_pvh.h"
 #include "vmm/error.h"
 
 /* Files larger than this are not kernels; refusing early avoids huge reads. */
 #define KERNEL_IMAGE_MAX_SIZE (1ull << 30)
 #define MAX_SEGMENTS 64
 
-#define XEN_ELFNOTE_PHYS32_ENTRY 18
 
 int read_whole_file(const char *path, uint8_t **data, size_t *size)
 {

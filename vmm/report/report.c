@@ -199,16 +199,37 @@ const char *report_source_name(unsigned source)
 	return "unknown";
 }
 
+void note_merge_init(struct note_merge *m, const struct trace_reader *r)
+{
+	m->notes = trace_reader_notes(r, &m->nr);
+	m->next = 0;
+}
+
+const struct trace_note *note_merge_before(struct note_merge *m, uint64_t tsc)
+{
+	if (m->next < m->nr && m->notes[m->next].tsc < tsc)
+		return &m->notes[m->next++];
+	return NULL;
+}
+
+const struct trace_note *note_merge_rest(struct note_merge *m)
+{
+	return m->next < m->nr ? &m->notes[m->next++] : NULL;
+}
+
 int report_parse_format(const char *name, enum report_format *fmt)
 {
 	if (!strcmp(name, "ftrace"))
 		*fmt = REPORT_FTRACE;
 	else if (!strcmp(name, "json"))
 		*fmt = REPORT_JSON;
+	else if (!strcmp(name, "csv"))
+		*fmt = REPORT_CSV;
 	else if (!strcmp(name, "summary"))
 		*fmt = REPORT_SUMMARY;
 	else
-		return et_error("unknown report format '%s' (use ftrace, json or summary)", name);
+		return et_error("unknown report format '%s' (use ftrace, json, csv or summary)",
+				name);
 	return 0;
 }
 
@@ -219,6 +240,8 @@ int report_write(struct trace_reader *r, enum report_format fmt, FILE *out)
 		return report_ftrace(r, out);
 	case REPORT_JSON:
 		return report_json(r, out);
+	case REPORT_CSV:
+		return report_csv(r, out);
 	case REPORT_SUMMARY:
 		return report_summary(r, out);
 	}

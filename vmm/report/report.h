@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Reports from a trace file: Linux's function-tracer text, Chrome Trace
- * Event JSON (Perfetto, chrome://tracing) and a summary. ftrace and json
- * stream the events record by record (memory does not grow with the
+ * Event JSON (Perfetto, chrome://tracing), CSV and a summary. ftrace, json
+ * and csv stream the events record by record (memory does not grow with the
  * trace); marks and drops are merged in by time. Functions are named with
  * the symbols stored in the trace file, so the kernel is not needed.
  */
@@ -20,10 +20,11 @@ extern "C" {
 enum report_format {
 	REPORT_FTRACE,
 	REPORT_JSON,
+	REPORT_CSV,
 	REPORT_SUMMARY,
 };
 
-/* "ftrace", "json" or "summary"; 0, or -1 with an error. */
+/* "ftrace", "json", "csv" or "summary"; 0, or -1 with an error. */
 int report_parse_format(const char *name, enum report_format *fmt);
 
 /* Each writes the whole report for r (from its first record) to out;
@@ -31,6 +32,7 @@ int report_parse_format(const char *name, enum report_format *fmt);
 int report_write(struct trace_reader *r, enum report_format fmt, FILE *out);
 int report_ftrace(struct trace_reader *r, FILE *out);
 int report_json(struct trace_reader *r, FILE *out);
+int report_csv(struct trace_reader *r, FILE *out);
 int report_summary(struct trace_reader *r, FILE *out);
 
 #ifdef __cplusplus

@@ -25,8 +25,7 @@
 struct ftrace_state {
 	struct outbuf *ob;
 	const struct trace_info *in;
-	const struct trace_note *notes;
-	size_t nr_notes, next_note;
+	struct note_merge notes;
 };
 
 /* "TASK-PID [CPU] FLAGS TIMESTAMP: " */
@@ -82,8 +81,10 @@ static void note_line(struct ftrace_state *st, const struct trace_note *n)
 /* Notes strictly before tsc (events at the same time come first). */
 static void notes_before(struct ftrace_state *st, uint64_t tsc)
 {
-	while (st->next_note < st->nr_notes && st->notes[st->next_note].tsc < tsc)
-		note_line(st, &st->notes[st->next_note++]);
+	const struct trace_note *n;
+
+	while ((n = note_merge_before(&st->notes, tsc)))
+		note_line(st, n);
 }
 
 static void header(struct ftrace_state *st, struct trace_reader *r)
@@ -137,6 +138,7 @@ int report_ftrace(struct trace_reader *r, FILE *out)
 {
 	struct name_cache *tab = name_cache_new(trace_reader_symtab(r));
 	struct ftrace_state st = { 0 };
+	const struct trace_note *n;
 	struct trace_record rec;
 	int ret;
 
@@ -149,7 +151,7 @@ int report_ftrace(struct trace_reader *r, FILE *out)
 	st.ob->f = out;
 	st.ob->len = 0;
 	st.in = trace_reader_info(r);
-	st.notes = trace_reader_notes(r, &st.nr_notes);
+	note_merge_init(&st.notes, r);
 	header(&st, r);
 	trace_reader_rewind(r);
 	while ((ret = trace_reader_next(r, &rec)) > 0) {
@@ -169,9 +171,8 @@ int report_ftrace(struct trace_reader *r, FILE *out)
 		}
 	}
 	if (ret == 0) {
-		notes_before(&st, UINT64_MAX);
-		while (st.next_note < st.nr_notes)
-			note_line(&st, &st.notes[st.next_note++]);
+		while ((n = note_merge_rest(&st.notes)))
+			note_line(&st, n);
 		ret = ob_finish(st.ob);
 	} else {
 		ob_flush(st.ob);

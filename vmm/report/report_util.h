@@ -81,4 +81,18 @@ static inline const char *name_cache_lookup(struct name_cache *c, uint64_t ip)
 
 const char *report_source_name(unsigned source);
 
+/* Marks and drops merged into the event stream by time (the reader sorts
+ * them by TSC): before an event, every note strictly earlier than it
+ * (events at the same TSC come first); after the last event, the rest. */
+struct note_merge {
+	const struct trace_note *notes;
+	size_t nr, next;
+};
+
+void note_merge_init(struct note_merge *m, const struct trace_reader *r);
+/* The next note to write before an event at tsc, or NULL. */
+const struct trace_note *note_merge_before(struct note_merge *m, uint64_t tsc);
+/* The next note left after the last event, or NULL. */
+const struct trace_note *note_merge_rest(struct note_merge *m);
+
 #endif /* VMM_REPORT_REPORT_UTIL_H */

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * CSV (RFC 4180 quoting, LF line ends) for spreadsheets and data tools:
+ *
+ *   seconds,tsc,cpu,source,function,offset,ip,parent_function,parent_offset,parent_ip,note
+ *   0.000766000,2000000,0,breakpoint,foo,0x5,0xffffffff81000105,start_kernel,0x10,0xffffffff81000010,
+ *
+ * One row per call in file order, with marks and drops merged in by time
+ * as rows with only seconds, tsc and note. seconds is the time since the
+ * earliest event (9 decimals; empty when the TSC frequency is unknown).
+ * An ip no symbol covers leaves function and offset empty; a parent ip
+ * of 0 (unknown) leaves all three parent fields empty.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmm/error.h"
+#include "vmm/report/report.h"
+#include "vmm/report/report_util.h"
+#include "vmm/trace/event.h"
+
+static const char csv_header[] = "seconds,tsc,cpu,source,function,offset,ip,parent_function,"
+				 "parent_offset,parent_ip,note\n";
+
+static void doubled_quotes(struct outbuf *ob, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '"')
+			ob_char(ob, '"');
+		ob_char(ob, *s);
+	}
+}
+
+/* The field prefix + s, quoted when it holds a comma, a quote or a line
+ * break (quotes doubled). */
+static void field(struct outbuf *ob, const char *prefix, const char *s)
+{
+	static const char special[] = ",\"\r\n";
+
+	if (!prefix[strcspn(prefix, special)] && !s[strcspn(s, special)]) {
+		ob_str(ob, prefix);
+		ob_str(ob, s);
+		return;
+	}
+	ob_char(ob, '"');
+	doubled_quotes(ob, prefix);
+	doubled_quotes(ob, s);
+	ob_char(ob, '"');
+}
+
+/* "seconds,tsc," */
+static void time_fields(struct outbuf *ob, const struct trace_info *in, uint64_t tsc)
+{
+	if (in->tsc_khz) {
+		uint64_t d = tsc >= in->min_tsc ? tsc - in->min_tsc : in->min_tsc - tsc;
+		unsigned __int128 ns = (unsigned __int128)d * 1000000u / in->tsc_khz;
+		uint64_t t = ns > UINT64_MAX ? UINT64_MAX : (uint64_t)ns;
+
+		/* A note can come before the earliest event. */
+		if (tsc < in->min_tsc)
+			ob_char(ob, '-');
+		ob_u64(ob, t / 1000000000u, 0, ' ');
+		ob_char(ob, '.');
+		ob_u64(ob, t % 1000000000u, 9, '0');
+	}
+	ob_char(ob, ',');
+	ob_u64(ob, tsc, 0, ' ');
+	ob_char(ob, ',');
+}
+
+/* "function,offset,ip" */
+static void func_fields(struct outbuf *ob, struct name_cache *names, uint64_t ip)
+{
+	const struct symbol *s = name_cache_symbol(names, ip);
+
+	if (s) {
+		field(ob, "", s->name);
+		ob_char(ob, ',');
+		ob_hex(ob, ip - s->addr);
+	} else {
+		ob_char(ob, ',');
+	}
+	ob_char(ob, ',');
+	ob_hex(ob, ip);
+}
+
+static void note_row(struct outbuf *ob, const struct trace_info *in, const struct trace_note *n)
+{
+	char prefix[48];
+
+	time_fields(ob, in, n->tsc);
+	ob_str(ob, ",,,,,,,,");
+	if (n->type == TRACE_REC_MARK) {
+		field(ob, "", n->text);
+	} else {
+		snprintf(prefix, sizeof(prefix), "dropped %" PRIu64 "%s", n->dropped,
+			 n->text[0] ? ": " : "");
+		field(ob, prefix, n->text);
+	}
+	ob_char(ob, '\n');
+}
+
+int report_csv(struct trace_reader *r, FILE *out)
+{
+	struct name_cache *names = name_cache_new(trace_reader_symtab(r));
+	struct outbuf *ob = malloc(sizeof(*ob));
+	const struct trace_info *in = trace_reader_info(r);
+	const struct trace_note *n;
+	struct note_merge notes;
+	struct trace_record rec;
+	int ret;
+
+	if (!ob || !names) {
+		free(ob);
+		free(names);
+		return et_error("out of memory");
+	}
+	ob->f = out;
+	ob->len = 0;
+	note_merge_init(&notes, r);
+	ob_str(ob, csv_header);
+	trace_reader_rewind(r);
+	while ((ret = trace_reader_next(r, &rec)) > 0) {
+		for (size_t i = 0; i < rec.nr_events; i++) {
+			const struct et_ring_record *e = &rec.events[i];
+
+			while ((n = note_merge_before(&notes, e->tsc)))
+				note_row(ob, in, n);
+			time_fields(ob, in, e->tsc);
+			ob_u64(ob, e->cpu, 0, ' ');
+			ob_char(ob, ',');
+			ob_str(ob, report_source_name(trace_event_source(e)));
+			ob_char(ob, ',');
+			func_fields(ob, names, e->ip);
+			ob_char(ob, ',');
+			if (e->parent_ip)
+				func_fields(ob, names, e->parent_ip);
+			else
+				ob_str(ob, ",,");
+			ob_str(ob, ",\n");
+		}
+	}
+	if (ret == 0) {
+		while ((n = note_merge_rest(&notes)))
+			note_row(ob, in, n);
+		ret = ob_finish(ob);
+	} else {
+		ob_flush(ob);
+	}
+	free(ob);
+	free(names);
+	return ret;
+}
