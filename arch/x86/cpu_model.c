@@ -7,6 +7,8 @@
 
 #define CPUID1_ECX_CX16 (1u << 13)
 #define CPUID1_ECX_POPCNT (1u << 23)
+/* PCLMULQDQ, SSSE3, SSE4.1, SSE4.2, AES */
+#define CPUID1_ECX_SIMD_BEYOND_SSE2 ((1u << 1) | (1u << 9) | (1u << 19) | (1u << 20) | (1u << 25))
 #define CPUID1_ECX_RDRAND (1u << 30)
 #define CPUID1_ECX_XSAVE (1u << 26)
 #define CPUID1_ECX_OSXSAVE (1u << 27)
@@ -36,6 +38,8 @@ static const struct cpu_feature_mask nested_pvm_hidden[] = {
 	{ 7, 0, CPUID_EBX, CPUID7_EBX_SMAP, "smap",
 	  "CLAC and STAC are not emulated by kvm-pvm (Linux runs CLAC on every exception)" },
 	{ 1, 0, CPUID_ECX, CPUID1_ECX_POPCNT, "popcnt", "POPCNT is not emulated by kvm-pvm" },
+	{ 1, 0, CPUID_ECX, CPUID1_ECX_SIMD_BEYOND_SSE2, "pclmulqdq ssse3 sse4_1 sse4_2 aes",
+	  "kvm-pvm emulates no SIMD instructions beyond SSE2's basics" },
 	{ 1, 0, CPUID_ECX, CPUID1_ECX_RDRAND, "rdrand", "RDRAND is not emulated by kvm-pvm" },
 	{ 7, 0, CPUID_EBX, CPUID7_EBX_RDSEED, "rdseed", "RDSEED is not emulated by kvm-pvm" },
 	{ 7, 0, CPUID_EBX, CPUID7_EBX_FSGSBASE, "fsgsbase",
@@ -63,14 +67,17 @@ static const struct cpu_model models[] = {
 		 * after KVM_SET_CPUID2 masks it, so Linux must be told directly:
 		 * noxsave (FXSAVE instead of XRSTOR), and clearcpuid= with the
 		 * X86_FEATURE_* numbers (32 * word + bit, stable across Linux
-		 * versions) of features whose instructions Linux patches in
-		 * and the emulator lacks: CX16 141 (CMPXCHG16B), POPCNT 151,
+		 * versions) of features whose instructions Linux uses when it
+		 * sees them and the emulator lacks: PCLMULQDQ 129, SSSE3 137,
+		 * CX16 141, SSE4.1 147, SSE4.2 148, POPCNT 151, AES 153,
 		 * RDRAND 158, FSGSBASE 288, INVPCID 298, RDSEED 306, SMAP 308
-		 * (CLAC/STAC). See docs/cpu-models.md. */
-		.linux_params = "noxsave clearcpuid=141,151,158,288,298,306,308",
+		 * (CLAC/STAC). The SIMD ones keep built-in crypto (blake2s for
+		 * the RNG, crc32c) on its generic C code. See
+		 * docs/cpu-models.md. */
+		.linux_params = "noxsave clearcpuid=129,137,141,147,148,151,153,158,288,298,306,308",
 		.linux_params_reason = "kvm-pvm guests still see the host's CPUID, and it cannot "
 				       "emulate XRSTOR, CMPXCHG16B, POPCNT, RDRAND, RDSEED, "
-				       "RD/WRFSBASE, INVPCID, CLAC or STAC",
+				       "RD/WRFSBASE, INVPCID, CLAC, STAC or SIMD beyond SSE2",
 	},
 };
 
