@@ -20,7 +20,7 @@ extern const char cli_report_usage[];
 /* Parses `report`'s options (argv[0] is "report"). 0, or -1 with an error. */
 int cli_parse_report(int argc, char **argv, struct report_options *opts);
 
-/* `earlytrace report TRACEFILE [--format ftrace|json|summary] [--output FILE]` */
+/* `earlytrace report TRACEFILE [--format ftrace|json|csv|summary] [--output FILE]` */
 int cmd_report(int argc, char **argv);
 
 #ifdef __cplusplus
