@@ -32,6 +32,12 @@ static void stop_run(struct tracer *t)
 	vm_request_stop(&t->m->vm, VM_STOP_TRACE_DONE, 0);
 }
 
+static const char *drop_reason(const struct tracer *t)
+{
+	return t->buf.policy == OVERFLOW_STOP ? "host buffer full (--overflow stop)"
+					      : "overwritten in the host buffer (--overflow overwrite)";
+}
+
 void tracer_record(struct tracer *t, const struct et_ring_record *ev)
 {
 	bool kept = host_buffer_add(&t->buf, ev);
@@ -40,8 +46,12 @@ void tracer_record(struct tracer *t, const struct et_ring_record *ev)
 	 * loses nothing; a flight recorder writes its buffer at the end. */
 	if (kept && t->buf.policy == OVERFLOW_STOP)
 		trace_writer_events(t->out, ev, 1);
-	else if (!kept && t->buf.dropped == 1)
-		trace_writer_drops(t->out, t->buf.dropped, ev->tsc, "host buffer full (--overflow stop)");
+	/* Drops are logged as they happen (at 1, 2, 4, 8, ... so the file
+	 * stays small), and the exact total again at the end: a file cut
+	 * short by a kill still says events were dropped, and how many at
+	 * least. */
+	else if (!kept && (t->buf.dropped & (t->buf.dropped - 1)) == 0)
+		trace_writer_drops(t->out, t->buf.dropped, ev->tsc, drop_reason(t));
 	if (t->o->max_events && t->buf.recorded >= t->o->max_events)
 		stop_run(t);
 }
@@ -251,17 +261,17 @@ int tracer_attach(struct tracer *t, struct machine *m, const struct trace_option
 	return 0;
 }
 
-/* Events of a flight recorder are written only now, oldest first. */
-static void write_flight_recorder(struct tracer *t)
+/* The host buffer's final word: a flight recorder's events are written
+ * only now, oldest first, and the exact number of drops closes the log. */
+static void write_host_buffer(struct tracer *t)
 {
-	if (t->buf.policy != OVERFLOW_OVERWRITE)
-		return;
+	if (t->buf.policy == OVERFLOW_OVERWRITE)
+		for (size_t i = 0; i < t->buf.count; i++)
+			trace_writer_events(t->out, host_buffer_at(&t->buf, i), 1);
 	if (t->buf.dropped)
 		trace_writer_drops(t->out, t->buf.dropped,
-				   t->buf.count ? host_buffer_at(&t->buf, 0)->tsc : 0,
-				   "overwritten in the host buffer (--overflow overwrite)");
-	for (size_t i = 0; i < t->buf.count; i++)
-		trace_writer_events(t->out, host_buffer_at(&t->buf, i), 1);
+				   t->buf.count ? host_buffer_at(&t->buf, t->buf.count - 1)->tsc : 0,
+				   drop_reason(t));
 }
 
 int tracer_finish(struct tracer *t)
@@ -272,7 +282,7 @@ int tracer_finish(struct tracer *t)
 
 	if (t->capturing)
 		tracer_stop_capture(t, NULL);
-	write_flight_recorder(t);
+	write_host_buffer(t);
 	handoff_collect_guest_ring(t);
 
 	recorded = t->buf.recorded + t->guest_events;
