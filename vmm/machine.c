@@ -14,8 +14,6 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "arch/x86/boot_cpu.h"
-#include "arch/x86/layout.h"
 #include "earlytrace/abi.h"
 #include "vmm/boot/boot.h"
 #include "vmm/boot/cmdline.h"
@@ -24,7 +22,6 @@
 
 #define COM1_IRQ 4
 #define KICK_SIGNAL SIGUSR1
-
 
 /* The machine the signal handlers act on; one run per process. */
 static struct machine *signal_target;
