@@ -91,7 +91,9 @@ TEST(LinuxBoot, KernelPanicEndsWithStatus3)
 
 // The heart of earlytrace on a stock kernel: every call from the guest's
 // first instruction until ftrace_init, where the sites are handed back
-// exactly as built (ftrace then checks and converts each one).
+// exactly as built. The run goes on to sched_init, just after, so the
+// kernel's own ftrace has checked and converted every site by then: it
+// would print "ftrace bug" for any site not as it expected.
 TEST(LinuxBoot, DebianEarlyPhaseIsTracedUntilFtraceInit)
 {
 	LinuxFixture f = linux_fixture();
@@ -99,12 +101,19 @@ TEST(LinuxBoot, DebianEarlyPhaseIsTracedUntilFtraceInit)
 		GTEST_SKIP() << f.skip_reason;
 	std::string out = temp_path("linux-early.trace");
 	VmmRun run;
-	run.args = { "trace", "--kernel", f.vmlinuz, "--mem", "256M", "--append", "console=ttyS0",
-		     "--until", "ftrace_init", "--output", out, "--timeout", std::to_string((int)kBootTimeout) };
+	run.args = { "trace", "--kernel", f.vmlinuz, "--mem", "256M", "--append",
+		     "console=ttyS0 earlyprintk=ttyS0", "--until", "sched_init", "--output", out,
+		     "--timeout", std::to_string((int)kBootTimeout) };
 	run.harness_timeout_s = kBootTimeout + 60;
 	VmmResult r = run_vmm(run);
 	ASSERT_EQ(r.status, 0) << r.err;
 	EXPECT_NE(r.err.find("handoff: ftrace_init"), std::string::npos) << r.err;
+	// Linux's ftrace found every site as built and took them over.
+	EXPECT_NE(r.out.find("ftrace: allocating"), std::string::npos) << r.out;
+	EXPECT_NE(r.out.find("ftrace: allocated"), std::string::npos) << r.out;
+	EXPECT_EQ(r.out.find("ftrace bug"), std::string::npos) << r.out;
+	EXPECT_EQ(r.out.find("ftrace faulted"), std::string::npos) << r.out;
+	EXPECT_EQ(r.out.find("ftrace failed"), std::string::npos) << r.out;
 
 	struct trace_reader *reader = nullptr;
 	ASSERT_EQ(trace_reader_open(&reader, out.c_str()), 0) << et_last_error();

@@ -70,53 +70,79 @@ static uint64_t parent_ip(struct tracer *t, const struct kvm_regs *regs,
 	return value;
 }
 
+/* Records one call at `site` from the vCPU's current state. */
+static void record_call(struct tracer *t, struct vcpu *vcpu, struct bp_site *site,
+			const struct kvm_regs *regs, const struct kvm_sregs *sregs,
+			const struct x86_paging *pg)
+{
+	struct et_ring_record ev = {
+		.tsc = tracer_guest_tsc(vcpu),
+		.ip = site->vaddr,
+		.parent_ip = parent_ip(t, regs, sregs, pg),
+		.cpu = vcpu->id,
+		.kind = ET_REC_CALL,
+		.flags = ET_REC_SRC_BREAKPOINT,
+	};
+
+	site->hits++;
+	tracer_record(t, &ev);
+	if (t->o->oneshot)
+		breakpoints_disarm(&t->bps, site, &t->m->vm.mem);
+}
+
+/* The armed site under the vCPU's rip, or NULL. */
+static struct bp_site *site_at_rip(struct tracer *t, const struct kvm_regs *regs,
+				   const struct kvm_sregs *sregs, const struct x86_paging *pg)
+{
+	struct bp_site *site;
+	uint64_t paddr;
+
+	if (x86_translate(&t->m->vm.mem, pg, sregs->cs.base + regs->rip, &paddr, NULL))
+		return NULL;
+	site = breakpoints_find(&t->bps, paddr);
+	return site && site->armed ? site : NULL;
+}
+
 /* An int3 exit: ours if it sits on an armed site. Record the call and
  * resume after the site, which is a nop, or a call to __fentry__ that
- * only returns this early (Linux's __fentry__ is a bare ret until ftrace
- * patches it; earlytrace hands over before that). */
+ * only returns this early (checked: see check_call_sites()). */
 static bool on_int3(void *ctx, struct vcpu *vcpu, struct kvm_regs *regs,
 		    const struct kvm_sregs *sregs)
 {
 	struct tracer *t = ctx;
 	struct x86_paging pg = x86_paging_from_sregs(sregs);
-	struct et_ring_record ev;
 	struct bp_site *site;
-	uint64_t paddr;
 
-	if (!t->capturing ||
-	    x86_translate(&t->m->vm.mem, &pg, sregs->cs.base + regs->rip, &paddr, NULL))
+	if (!t->capturing)
 		return false;
-	site = breakpoints_find(&t->bps, paddr);
-	if (!site || !site->armed)
+	site = site_at_rip(t, regs, sregs, &pg);
+	if (!site)
 		return false;
-
-	ev = (struct et_ring_record){
-		.tsc = tracer_guest_tsc(vcpu),
-		.ip = site->vaddr,
-		.parent_ip = parent_ip(t, regs, sregs, &pg),
-		.cpu = vcpu->id,
-		.kind = ET_REC_CALL,
-		.flags = ET_REC_SRC_BREAKPOINT,
-	};
-	site->hits++;
-	tracer_record(t, &ev);
-	if (t->o->oneshot)
-		breakpoints_disarm(&t->bps, site, &t->m->vm.mem);
-	if (t->until_is_site && site->vaddr == t->until_addr)
-		stop_run(t);
-
+	record_call(t, vcpu, site, regs, sregs, &pg);
 	regs->rip += SITE_LEN;
 	if (ioctl(vcpu->fd, KVM_SET_REGS, regs) < 0)
 		vm_request_stop(&t->m->vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
 	return true;
 }
 
+/* --until's hardware breakpoint fires before the function's first
+ * instruction, so before its int3: record that call here when it is
+ * traced, then end the run. */
 static void on_until(void *ctx, struct vcpu *vcpu, unsigned slot)
 {
 	struct tracer *t = ctx;
+	struct kvm_regs regs;
+	struct kvm_sregs sregs;
 
-	(void)vcpu;
 	(void)slot;
+	if (t->capturing && ioctl(vcpu->fd, KVM_GET_REGS, &regs) == 0 &&
+	    ioctl(vcpu->fd, KVM_GET_SREGS, &sregs) == 0) {
+		struct x86_paging pg = x86_paging_from_sregs(&sregs);
+		struct bp_site *site = site_at_rip(t, &regs, &sregs, &pg);
+
+		if (site)
+			record_call(t, vcpu, site, &regs, &sregs, &pg);
+	}
 	stop_run(t);
 }
 
@@ -226,11 +252,9 @@ static int arm_stops(struct tracer *t)
 		if (symbols_addr(&t->m->symbols, t->o->until, &addr))
 			return et_error("--until: no symbol '%s' in this kernel", t->o->until);
 		t->until_addr = addr;
-		t->until_is_site = false;
-		for (size_t i = 0; i < t->bps.nr; i++)
-			t->until_is_site |= t->bps.sites[i].vaddr == addr;
-		if (!t->until_is_site &&
-		    guest_debug_set_hw(vcpu, MACHINE_HW_BP_UNTIL, addr, on_until, t))
+		/* A hardware breakpoint, not the site's int3: it still fires
+		 * after the handoff has removed the int3s. */
+		if (guest_debug_set_hw(vcpu, MACHINE_HW_BP_UNTIL, addr, on_until, t))
 			return -1;
 	}
 	/* A kernel without the handoff symbol simply keeps the breakpoints

@@ -51,7 +51,6 @@ struct tracer {
 	bool handed_off;
 	const char *handoff_how; /* "guest ring", "ftrace_init reached", ... */
 	uint64_t until_addr;	/* vaddr, 0: none */
-	bool until_is_site;	/* stopping happens at the site's hit */
 	/* The guest ring after a guestlib handoff. */
 	uint64_t ring_paddr, ring_bytes, ring_vmm_events;
 	uint64_t guest_events, guest_lost;
