@@ -3,6 +3,8 @@
 
 #include <sys/stat.h>
 
+#include <stdlib.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -46,4 +48,22 @@ std::vector<uint8_t> read_file_bytes(const std::string &path)
 {
 	std::ifstream f(path, std::ios::binary);
 	return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {});
+}
+
+std::string read_file_text(const std::string &path)
+{
+	std::ifstream f(path, std::ios::binary);
+	return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+TempDir::TempDir()
+{
+	char tmpl[] = "/tmp/earlytrace-test-XXXXXX";
+	const char *made = mkdtemp(tmpl);
+	path = made ? made : "/nonexistent";
+}
+
+TempDir::~TempDir()
+{
+	(void)!system(("rm -rf '" + path + "'").c_str());
 }

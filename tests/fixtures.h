@@ -16,5 +16,17 @@ std::string initramfs_path();
 bool file_exists(const std::string &path);
 // The whole file; empty when it cannot be read.
 std::vector<uint8_t> read_file_bytes(const std::string &path);
+std::string read_file_text(const std::string &path);
+
+// A fresh directory under /tmp, removed with everything in it at the end
+// of the scope.
+struct TempDir {
+	std::string path;
+	TempDir();
+	~TempDir();
+	TempDir(const TempDir &) = delete;
+	TempDir &operator=(const TempDir &) = delete;
+	std::string file(const char *name) const { return path + "/" + name; }
+};
 
 #endif // TESTS_FIXTURES_H

@@ -17,27 +17,11 @@
 #include <string>
 #include <vector>
 
+#include "tests/fixtures.h"
 #include "tests/shim/earlytrace_shim.h"
 #include "vmm/version.h"
 
 namespace {
-
-struct TempDir {
-	std::string path;
-	TempDir()
-	{
-		char tmpl[] = "/tmp/et-report-XXXXXX";
-		path = mkdtemp(tmpl);
-	}
-	~TempDir() { (void)!system(("rm -rf '" + path + "'").c_str()); }
-	std::string file(const char *name) const { return path + "/" + name; }
-};
-
-std::string slurp(const std::string &path)
-{
-	std::ifstream f(path, std::ios::binary);
-	return std::string(std::istreambuf_iterator<char>(f), {});
-}
 
 std::vector<std::string> lines(const std::string &text)
 {
@@ -177,7 +161,7 @@ TEST(Report, UnfinishedRunSaysSo)
 	TempDir d;
 	std::string path = write_trace(d, 1000000);
 	// Cut the END record off (the last 12 + 32 + 16 bytes).
-	std::string bytes = slurp(path);
+	std::string bytes = read_file_text(path);
 	ASSERT_EQ(truncate(path.c_str(), (off_t)(bytes.size() - 60)), 0);
 	std::string text = report(path, REPORT_FTRACE);
 	EXPECT_NE(text.find("# earlytrace: run did not finish cleanly: last mark 'handoff to guest "
@@ -522,7 +506,7 @@ int run_cli(const std::string &args, std::string *err = nullptr)
 	std::string cmd = std::string(ET_TEST_BIN) + " " + args + " 2>/tmp/et-report-stderr.txt";
 	int st = system(cmd.c_str());
 	if (err)
-		*err = slurp("/tmp/et-report-stderr.txt");
+		*err = read_file_text("/tmp/et-report-stderr.txt");
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
@@ -532,16 +516,16 @@ TEST(Report, Command)
 	std::string path = write_trace(d, 1000000);
 	std::string out = d.file("out.json"), err;
 	ASSERT_EQ(run_cli("report " + path + " --format json --output " + out), 0);
-	EXPECT_TRUE(Json(slurp(out)).valid());
+	EXPECT_TRUE(Json(read_file_text(out)).valid());
 	ASSERT_EQ(run_cli("report " + path + " -f summary -o " + out), 0);
-	EXPECT_NE(slurp(out).find("calls  function"), std::string::npos);
+	EXPECT_NE(read_file_text(out).find("calls  function"), std::string::npos);
 	ASSERT_EQ(run_cli("report " + path + " -o " + out), 0);
-	EXPECT_EQ(slurp(out).rfind("# tracer: function\n", 0), 0u);
+	EXPECT_EQ(read_file_text(out).rfind("# tracer: function\n", 0), 0u);
 
 	EXPECT_EQ(run_cli("report " + d.file("missing"), &err), 1);
 	EXPECT_EQ(err.rfind("earlytrace: cannot open trace file", 0), 0u) << err;
 	ASSERT_EQ(run_cli("report " + path + " --format csv -o " + out), 0);
-	EXPECT_EQ(slurp(out).rfind("seconds,tsc,cpu,", 0), 0u);
+	EXPECT_EQ(read_file_text(out).rfind("seconds,tsc,cpu,", 0), 0u);
 
 	EXPECT_EQ(run_cli("report " + path + " --format xml", &err), 1);
 	EXPECT_NE(err.find("unknown report format 'xml'"), std::string::npos) << err;

@@ -22,27 +22,11 @@
 #include <string>
 #include <vector>
 
+#include "tests/fixtures.h"
 #include "tests/shim/earlytrace_shim.h"
 #include "vmm/version.h"
 
 namespace {
-
-struct TempDir {
-	std::string path;
-	TempDir()
-	{
-		char tmpl[] = "/tmp/et-trace-XXXXXX";
-		path = mkdtemp(tmpl);
-	}
-	~TempDir() { (void)!system(("rm -rf '" + path + "'").c_str()); }
-	std::string file(const char *name) const { return path + "/" + name; }
-};
-
-std::string slurp(const std::string &path)
-{
-	std::ifstream f(path, std::ios::binary);
-	return std::string(std::istreambuf_iterator<char>(f), {});
-}
 
 void spit(const std::string &path, const std::string &bytes)
 {
@@ -210,7 +194,7 @@ TEST(TraceFile, RecordLayoutIsAsDocumented)
 	TempDir d;
 	std::string path = d.file("t.ettrace");
 	write_small(path, make_events(2));
-	std::string b = slurp(path);
+	std::string b = read_file_text(path);
 	ASSERT_GE(b.size(), 32u);
 	EXPECT_EQ(memcmp(b.data(), "ETTRACE\0", 8), 0);
 	EXPECT_EQ(b[8], 1);	     // version
@@ -288,7 +272,7 @@ TEST(TraceFile, TruncatedAtEveryOffset)
 	std::string full = d.file("full.ettrace"), cut = d.file("cut.ettrace");
 	auto e = make_events(6);
 	std::vector<uint64_t> bounds = write_small(full, e);
-	std::string bytes = slurp(full);
+	std::string bytes = read_file_text(full);
 	bounds.push_back(bytes.size());
 
 	for (size_t len = 0; len <= bytes.size(); len++) {
@@ -328,7 +312,7 @@ TEST(TraceFile, CrcMismatchNamesTheOffset)
 	TempDir d;
 	std::string path = d.file("t.ettrace");
 	std::vector<uint64_t> bounds = write_small(path, make_events(6));
-	std::string bytes = slurp(path);
+	std::string bytes = read_file_text(path);
 	// Flip a byte inside the first EVENTS payload (bounds[2] starts it).
 	bytes[bounds[2] + 8 + 3] ^= 0x40;
 	spit(path, bytes);
@@ -344,7 +328,7 @@ TEST(TraceFile, RefusesForeignFilesAndVersions)
 	TempDir d;
 	std::string path = d.file("t.ettrace");
 	write_small(path, make_events(2));
-	std::string bytes = slurp(path);
+	std::string bytes = read_file_text(path);
 	trace_reader *r = nullptr;
 
 	std::string bad = bytes;
@@ -431,7 +415,7 @@ TEST(TraceFile, RandomByteFlipsNeverCrash)
 	TempDir d;
 	std::string path = d.file("t.ettrace"), fuzz = d.file("f.ettrace");
 	write_small(path, make_events(12));
-	std::string bytes = slurp(path);
+	std::string bytes = read_file_text(path);
 	std::mt19937 rng(12345);
 	int opened = 0;
 	for (int iter = 0; iter < 1500; iter++) {
