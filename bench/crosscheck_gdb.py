@@ -88,7 +88,7 @@ def main():
                 log("guest stopped after %d calls: %s" % (i, e))
                 break
             if not inf.threads():
-                log("guest exited after %d calls" % i)
+                log("QEMU went away (its time limit?) after %d calls" % i)
                 break
             frame = gdb.selected_frame()
             pc = int(frame.read_register("pc")) & 0xFFFFFFFFFFFFFFFF
@@ -110,7 +110,8 @@ def main():
                 out.flush()
                 log("%d calls in %.1f s" % (i + 1, time.monotonic() - t0))
     log("recorded in %.1f s" % (time.monotonic() - t0))
-    gdb.execute("kill")
+    if inf.threads():
+        gdb.execute("kill")
 
 
 try:
