@@ -76,6 +76,22 @@ TEST(I8042, SelfTestAndConfigByte)
 	EXPECT_EQ(log.count, 0);
 }
 
+TEST(I8042, PortDisablesShowInTheConfigByteAndTheKeylockIsOff)
+{
+	StopLog log;
+	struct i8042 kbc;
+	i8042_init(&kbc, on_stop, &log);
+	EXPECT_EQ(rd(i8042_cmd_io, &kbc) & 0x10, 0x10); // not inhibited
+	wr(i8042_cmd_io, &kbc, 0xa7);			  // AUX off
+	wr(i8042_cmd_io, &kbc, 0xad);			  // KBD off
+	wr(i8042_cmd_io, &kbc, 0x20);
+	EXPECT_EQ(rd(i8042_data_io, &kbc) & 0x30, 0x30);
+	wr(i8042_cmd_io, &kbc, 0xa8);
+	wr(i8042_cmd_io, &kbc, 0xae);
+	wr(i8042_cmd_io, &kbc, 0x20);
+	EXPECT_EQ(rd(i8042_data_io, &kbc) & 0x30, 0x00);
+}
+
 TEST(DebugExit, StatusIsTheLowByte)
 {
 	StopLog log;

@@ -8,6 +8,9 @@
 #define STATUS_OBF 0x01	    /* output buffer full: data waiting at 0x60 */
 #define STATUS_SYSFLAG 0x04 /* self test passed since power-on */
 #define STATUS_CMD 0x08	    /* last write was to the command port */
+#define STATUS_UNLOCKED 0x10 /* keyboard not inhibited by the keylock */
+#define CONFIG_KBD_DISABLED 0x10
+#define CONFIG_AUX_DISABLED 0x20
 
 enum {
 	CMD_READ_CONFIG = 0x20,
@@ -62,11 +65,20 @@ static void command(struct i8042 *kbc, uint8_t cmd)
 	case CMD_AUX_TEST:
 		queue_reply(kbc, PORT_TEST_OK);
 		break;
+	/* Nothing is attached either way, but the configuration byte shows
+	 * the setting, as Linux's driver checks when it probes. */
 	case CMD_KBD_DISABLE:
+		kbc->config |= CONFIG_KBD_DISABLED;
+		break;
 	case CMD_KBD_ENABLE:
+		kbc->config &= (uint8_t)~CONFIG_KBD_DISABLED;
+		break;
 	case CMD_AUX_DISABLE:
+		kbc->config |= CONFIG_AUX_DISABLED;
+		break;
 	case CMD_AUX_ENABLE:
-		break; /* nothing is attached either way */
+		kbc->config &= (uint8_t)~CONFIG_AUX_DISABLED;
+		break;
 	case ET_I8042_CMD_RESET:
 		reset(kbc);
 		break;
@@ -85,7 +97,7 @@ void i8042_cmd_io(void *opaque, uint64_t offset, uint8_t *data, uint32_t len, bo
 		return;
 	}
 	memset(data, 0, len);
-	data[0] = STATUS_SYSFLAG | (kbc->pending_cmd ? STATUS_CMD : 0) |
+	data[0] = STATUS_SYSFLAG | STATUS_UNLOCKED | (kbc->pending_cmd ? STATUS_CMD : 0) |
 		  (kbc->out_count ? STATUS_OBF : 0);
 }
 
