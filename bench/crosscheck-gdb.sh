@@ -90,7 +90,7 @@ log "earlytrace: $ne calls in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f"
 # 2. QEMU (TCG) + gdbstub, on a free port.
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 log "QEMU: -accel tcg -cpu max, append '$append', gdbstub on :$port"
-timeout -k 5 "$limit" qemu-system-x86_64 -accel tcg -machine q35 -cpu max -m "$mem" \
+timeout -k 5 "$limit" qemu-system-x86_64 -accel tcg -machine "${XC_MACHINE:-microvm,acpi=off,x-option-roms=off}" -cpu max -m "$mem" \
 	-kernel "$vmlinux" -append "$append" -nographic -no-reboot -nodefaults \
 	-serial "file:$work/qemu.serial" -gdb "tcp:127.0.0.1:$port" -S 2>"$work/qemu.err" &
 qemu_pid=$!
