@@ -7,6 +7,7 @@
 
 #include "arch/x86/boot_cpu.h"
 #include "arch/x86/disasm.h"
+#include "arch/x86/page_walk.h"
 
 #define MAX_INSN_BYTES 15
 
@@ -44,13 +45,14 @@ static enum x86_code_mode code_mode(const struct kvm_sregs *s)
 static void print_instruction(struct vcpu *vcpu, const struct kvm_regs *r,
 			      const struct kvm_sregs *s, FILE *out)
 {
+	struct x86_paging pg = x86_paging_from_sregs(s);
 	uint64_t linear = s->cs.base + r->rip, phys;
 	uint8_t code[MAX_INSN_BYTES];
 	size_t len = MAX_INSN_BYTES;
 	char text[160], sym[160];
 	const uint8_t *src;
 
-	if (vcpu_linear_to_phys(vcpu, linear, &phys)) {
+	if (x86_translate(&vcpu->vm->mem, &pg, linear, &phys, NULL)) {
 		fprintf(out, "  code: rip 0x%llx is not mapped\n", (unsigned long long)r->rip);
 		return;
 	}

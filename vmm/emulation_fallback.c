@@ -154,13 +154,17 @@ bool emulation_fallback(struct vcpu *vcpu)
 {
 	struct kvm_regs regs;
 	struct kvm_sregs sregs;
+	struct x86_paging pg;
 	const uint8_t *insn;
 	uint64_t phys;
 	bool done;
 
 	if (vcpu->run->internal.suberror != KVM_INTERNAL_ERROR_EMULATION ||
-	    ioctl(vcpu->fd, KVM_GET_REGS, &regs) < 0 || ioctl(vcpu->fd, KVM_GET_SREGS, &sregs) < 0 ||
-	    vcpu_linear_to_phys(vcpu, sregs.cs.base + regs.rip, &phys))
+	    ioctl(vcpu->fd, KVM_GET_REGS, &regs) < 0 || ioctl(vcpu->fd, KVM_GET_SREGS, &sregs) < 0)
+		return false;
+	/* Our own walk: no KVM_TRANSLATE round trip on every breakpoint hit. */
+	pg = x86_paging_from_sregs(&sregs);
+	if (x86_translate(&vcpu->vm->mem, &pg, sregs.cs.base + regs.rip, &phys, NULL))
 		return false;
 	insn = guest_mem_ptr(&vcpu->vm->mem, phys, 1);
 	if (!insn)

@@ -139,16 +139,6 @@ static void handle_mmio(struct vcpu *vcpu)
 			(unsigned long long)run->mmio.phys_addr, len);
 }
 
-int vcpu_linear_to_phys(struct vcpu *vcpu, uint64_t linear, uint64_t *phys)
-{
-	struct kvm_translation tr = { .linear_address = linear };
-
-	if (ioctl(vcpu->fd, KVM_TRANSLATE, &tr) < 0 || !tr.valid)
-		return -1;
-	*phys = tr.physical_address;
-	return 0;
-}
-
 static void crash(struct vcpu *vcpu, const char *what)
 {
 	crash_report(vcpu, what, stderr);

@@ -47,10 +47,6 @@ int vcpu_set_boot_state(struct vcpu *vcpu, const struct kvm_regs *regs,
  */
 int vcpu_run(struct vcpu *vcpu);
 
-/* Guest-physical address of a linear address, through the guest's own
- * page tables as KVM walks them (identity when paging is off). */
-int vcpu_linear_to_phys(struct vcpu *vcpu, uint64_t linear, uint64_t *phys);
-
 /* Makes a KVM_RUN in progress (or the next one) return at once; safe in a
  * signal handler. */
 void vcpu_kick(struct vcpu *vcpu);

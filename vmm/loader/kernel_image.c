@@ -103,6 +103,24 @@ bool kernel_image_phys_in_segment(const struct kernel_image *img, uint64_t paddr
 	return false;
 }
 
+const uint8_t *kernel_image_vaddr_bytes(const struct kernel_image *img, uint64_t vaddr,
+					uint64_t len, uint64_t *paddr, uint32_t *flags)
+{
+	for (unsigned i = 0; i < img->nr_segments; i++) {
+		const struct kernel_segment *seg = &img->segments[i];
+		uint64_t off = vaddr - seg->vaddr;
+
+		if (vaddr < seg->vaddr || off > seg->filesz || len > seg->filesz - off)
+			continue;
+		if (paddr)
+			*paddr = seg->paddr + off;
+		if (flags)
+			*flags = seg->flags;
+		return img->data + seg->offset + off;
+	}
+	return NULL;
+}
+
 static int compare_paddr(const void *a, const void *b)
 {
 	const struct kernel_segment *x = a, *y = b;

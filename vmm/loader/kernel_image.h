@@ -66,6 +66,11 @@ int kernel_image_load(const struct kernel_image *img, const struct guest_mem *gm
 /* True if paddr lies in the initialized bytes of a loadable segment. */
 bool kernel_image_phys_in_segment(const struct kernel_image *img, uint64_t paddr);
 
+/* Maps [vaddr, vaddr+len) to file bytes of one segment; NULL if it is not
+ * all initialized bytes of one segment. *paddr gets the physical address. */
+const uint8_t *kernel_image_vaddr_bytes(const struct kernel_image *img, uint64_t vaddr,
+					uint64_t len, uint64_t *paddr, uint32_t *flags);
+
 /* Reads a whole file into a malloc'ed buffer (used for initrds too). */
 int read_whole_file(const char *path, uint8_t **data, size_t *size);
 

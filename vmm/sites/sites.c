@@ -14,24 +14,6 @@
 /* More entries than this is not a kernel (Linux has well under 100k). */
 #define MAX_SITES (1u << 22)
 
-const uint8_t *kernel_image_vaddr_bytes(const struct kernel_image *img, uint64_t vaddr,
-					uint64_t len, uint64_t *paddr, uint32_t *flags)
-{
-	for (unsigned i = 0; i < img->nr_segments; i++) {
-		const struct kernel_segment *seg = &img->segments[i];
-		uint64_t off = vaddr - seg->vaddr;
-
-		if (vaddr < seg->vaddr || off > seg->filesz || len > seg->filesz - off)
-			continue;
-		if (paddr)
-			*paddr = seg->paddr + off;
-		if (flags)
-			*flags = seg->flags;
-		return img->data + seg->offset + off;
-	}
-	return NULL;
-}
-
 const char *site_reject_reason(enum site_reject reject)
 {
 	switch (reject) {

@@ -75,10 +75,6 @@ const char *site_reject_tag(enum site_reject reject); /* short: "bad-bytes" */
 const char *site_kind_name(enum site_kind kind);
 const char *site_origin_name(enum site_origin origin);
 
-/* Maps [vaddr, vaddr+len) to file bytes of one segment; NULL if it is not
- * all initialized bytes of one segment. *paddr gets the physical address. */
-const uint8_t *kernel_image_vaddr_bytes(const struct kernel_image *img, uint64_t vaddr,
-					uint64_t len, uint64_t *paddr, uint32_t *flags);
 
 #ifdef __cplusplus
 }
