@@ -67,3 +67,15 @@ TempDir::~TempDir()
 {
 	(void)!system(("rm -rf '" + path + "'").c_str());
 }
+
+et_ring_record make_call(uint64_t tsc, uint64_t ip, uint64_t parent, uint32_t cpu, uint16_t source)
+{
+	et_ring_record e{};
+	e.tsc = tsc;
+	e.ip = ip;
+	e.parent_ip = parent;
+	e.cpu = cpu;
+	e.kind = ET_REC_CALL;
+	e.flags = source;
+	return e;
+}

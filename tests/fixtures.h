@@ -5,6 +5,8 @@
 #ifndef TESTS_FIXTURES_H
 #define TESTS_FIXTURES_H
 
+#include "earlytrace/abi.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -17,6 +19,10 @@ bool file_exists(const std::string &path);
 // The whole file; empty when it cannot be read.
 std::vector<uint8_t> read_file_bytes(const std::string &path);
 std::string read_file_text(const std::string &path);
+
+// A call event as the tracer records it.
+et_ring_record make_call(uint64_t tsc, uint64_t ip, uint64_t parent, uint32_t cpu = 0,
+			 uint16_t source = ET_REC_SRC_BREAKPOINT);
 
 // A fresh directory under /tmp, removed with everything in it at the end
 // of the scope.

@@ -42,18 +42,6 @@ struct symbol syms[] = {
 };
 struct symtab tab = { syms, 4 };
 
-et_ring_record ev(uint64_t tsc, uint64_t ip, uint64_t parent, uint32_t cpu, uint16_t src)
-{
-	et_ring_record e{};
-	e.tsc = tsc;
-	e.ip = ip;
-	e.parent_ip = parent;
-	e.cpu = cpu;
-	e.kind = ET_REC_CALL;
-	e.flags = src;
-	return e;
-}
-
 // 1 GHz TSC: one cycle is one nanosecond.
 std::string write_trace(const TempDir &d, uint64_t khz, bool finish = true)
 {
@@ -68,17 +56,17 @@ std::string write_trace(const TempDir &d, uint64_t khz, bool finish = true)
 	EXPECT_EQ(trace_writer_open(&w, path.c_str(), &m), 0);
 	EXPECT_EQ(trace_writer_symbols(w, &tab), 0);
 	et_ring_record a[] = {
-		ev(1234000, K, K + 0x320, 0, ET_REC_SRC_BREAKPOINT),
-		ev(2000000, K + 0x105, K + 0x10, 0, ET_REC_SRC_BREAKPOINT),
-		ev(2100000, K + 0x200, K + 0x110, 0, ET_REC_SRC_TRAMPOLINE),
+		make_call(1234000, K, K + 0x320, 0, ET_REC_SRC_BREAKPOINT),
+		make_call(2000000, K + 0x105, K + 0x10, 0, ET_REC_SRC_BREAKPOINT),
+		make_call(2100000, K + 0x200, K + 0x110, 0, ET_REC_SRC_TRAMPOLINE),
 	};
 	EXPECT_EQ(trace_writer_events(w, a, 3), 0);
 	// Written after the events it precedes in time: must be merged by tsc.
 	EXPECT_EQ(trace_writer_drops(w, 7, 2050000, "host buffer full"), 0);
 	EXPECT_EQ(trace_writer_mark(w, 2500000, "handoff to guest ring"), 0);
 	et_ring_record b[] = {
-		ev(3000000, 0xdead, 0, 1, ET_REC_SRC_GUEST),
-		ev(3000500, K + 0x100, K + 0x5, 1, ET_REC_SRC_GUEST),
+		make_call(3000000, 0xdead, 0, 1, ET_REC_SRC_GUEST),
+		make_call(3000500, K + 0x100, K + 0x5, 1, ET_REC_SRC_GUEST),
 	};
 	EXPECT_EQ(trace_writer_events(w, b, 2), 0);
 	EXPECT_EQ(trace_writer_drops(w, 10, 3000200, "guest ring overwrite"), 0);
@@ -435,7 +423,7 @@ TEST(Report, CsvQuotesFields)
 	trace_writer *w;
 	ASSERT_EQ(trace_writer_open(&w, path.c_str(), &m), 0);
 	ASSERT_EQ(trace_writer_symbols(w, &qtab), 0);
-	et_ring_record a[] = { ev(1000, K + 1, K + 2, 0, ET_REC_SRC_GUEST) };
+	et_ring_record a[] = { make_call(1000, K + 1, K + 2, 0, ET_REC_SRC_GUEST) };
 	ASSERT_EQ(trace_writer_events(w, a, 1), 0);
 	ASSERT_EQ(trace_writer_mark(w, 500, "say \"hi\", then\nstop"), 0);
 	ASSERT_EQ(trace_writer_drops(w, 2, 2000, "full, \"really\""), 0);

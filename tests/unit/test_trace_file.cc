@@ -42,24 +42,11 @@ struct symbol test_syms[] = {
 };
 struct symtab test_tab = { test_syms, 4 };
 
-et_ring_record ev(uint64_t tsc, uint64_t ip, uint64_t parent, uint32_t cpu = 0,
-		  uint16_t src = ET_REC_SRC_BREAKPOINT)
-{
-	et_ring_record e{};
-	e.tsc = tsc;
-	e.ip = ip;
-	e.parent_ip = parent;
-	e.cpu = cpu;
-	e.kind = ET_REC_CALL;
-	e.flags = src;
-	return e;
-}
-
 std::vector<et_ring_record> make_events(size_t n, uint64_t tsc0 = 1000)
 {
 	std::vector<et_ring_record> v;
 	for (size_t i = 0; i < n; i++)
-		v.push_back(ev(tsc0 + i * 10, 0xffffffff81000000ull + (i % 3) * 0x100,
+		v.push_back(make_call(tsc0 + i * 10, 0xffffffff81000000ull + (i % 3) * 0x100,
 			       0xffffffff81000310ull, (uint32_t)(i % 2),
 			       (uint16_t)(i % 3 + 1)));
 	return v;
