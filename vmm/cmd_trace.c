@@ -18,10 +18,18 @@ const char cli_trace_usage[] =
 	"Usage: earlytrace trace --kernel FILE [OPTIONS]\n"
 	"\n"
 	"Boots FILE like 'earlytrace run' and records every call to the selected\n"
-	"functions from the guest's first instruction (an int3 on each function's\n"
-	"entry site), until the guest hands over to its own tracer: a guestlib\n"
-	"handoff hypercall, or a stock kernel reaching its handoff symbol.\n"
+	"functions from the guest's first instruction, until the guest hands over\n"
+	"to its own tracer: a guestlib handoff hypercall, or a stock kernel\n"
+	"reaching its handoff symbol.\n"
 	"\n"
+	"      --mode MODE        how calls are seen: int3 (a breakpoint on each\n"
+	"                         function's entry site, a VM exit per call),\n"
+	"                         trampoline (each site calls a trampoline in\n"
+	"                         guest memory that records without an exit; an\n"
+	"                         error if the kernel has no room for them), or\n"
+	"                         auto (default: trampolines where possible)\n"
+	"      --batch-events N   trampoline batch: drain into the VMM every N\n"
+	"                         events (default: as many as the room holds)\n"
 	"  -o, --output FILE      trace file; without one, the trace is printed\n"
 	"                         in ftrace's text format when the run ends\n"
 	"  -f, --filter GLOB      trace only matching functions (repeatable)\n"
@@ -52,6 +60,8 @@ enum {
 	OPT_UNTIL,
 	OPT_MAX_EVENTS,
 	OPT_HANDOFF,
+	OPT_MODE,
+	OPT_BATCH_EVENTS,
 };
 
 static const struct option trace_options_table[] = {
@@ -65,6 +75,8 @@ static const struct option trace_options_table[] = {
 	{ "until", required_argument, NULL, OPT_UNTIL },
 	{ "max-events", required_argument, NULL, OPT_MAX_EVENTS },
 	{ "handoff", required_argument, NULL, OPT_HANDOFF },
+	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "batch-events", required_argument, NULL, OPT_BATCH_EVENTS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -75,14 +87,14 @@ void trace_options_free(struct trace_options *opts)
 	memset(opts, 0, sizeof(*opts));
 }
 
-static int parse_count(const char *text, uint64_t *value)
+static int parse_count(const char *option, const char *text, uint64_t *value)
 {
 	char *end;
 
 	errno = 0;
 	*value = strtoull(text, &end, 10);
 	if (text[0] < '0' || text[0] > '9' || *end || errno || *value == 0)
-		return et_error("--max-events: invalid count '%s' (a positive integer)", text);
+		return et_error("%s: invalid count '%s' (a positive integer)", option, text);
 	return 0;
 }
 
@@ -116,7 +128,11 @@ static int trace_option(int c, const char *arg, struct trace_options *o)
 		o->until = arg;
 		return 0;
 	case OPT_MAX_EVENTS:
-		return parse_count(arg, &o->max_events);
+		return parse_count("--max-events", arg, &o->max_events);
+	case OPT_BATCH_EVENTS:
+		return parse_count("--batch-events", arg, &o->batch_events);
+	case OPT_MODE:
+		return trace_mode_parse(arg, &o->mode) ? et_error_prefix("--mode") : 0;
 	case OPT_HANDOFF:
 		o->handoff = arg;
 		return 0;
@@ -135,6 +151,7 @@ int cli_parse_trace(int argc, char **argv, struct trace_options *o)
 	o->buf_size = TRACE_DEFAULT_BUF_SIZE;
 	o->overflow = OVERFLOW_STOP;
 	o->handoff = TRACE_DEFAULT_HANDOFF;
+	o->mode = TRACE_MODE_AUTO;
 	/* No more patterns than arguments, so one allocation each suffices. */
 	o->filters = calloc((size_t)argc + 1, sizeof(*o->filters));
 	o->notrace = calloc((size_t)argc + 1, sizeof(*o->notrace));

@@ -6,6 +6,7 @@
 #define X86_MAX_INSN_LEN 15
 #define X86_OPCODE_0F 0x0f /* two-byte opcode escape */
 #define X86_OPCODE_INT3 0xcc
+#define X86_OPCODE_CALL_REL32 0xe8
 #define X86_OPCODE_FWAIT 0x9b
 
 #define X86_VECTOR_BP 3	 /* breakpoint: a trap, saved rip is after the int3 */

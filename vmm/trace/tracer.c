@@ -11,8 +11,25 @@
 #include "arch/x86/page_walk.h"
 #include "vmm/error.h"
 #include "vmm/trace/handoff.h"
+#include "vmm/trace/tramp_mode.h"
 
 #define MSR_IA32_TSC 0x10
+
+int trace_mode_parse(const char *text, enum trace_mode *mode)
+{
+	static const char *const names[] = {
+		[TRACE_MODE_AUTO] = "auto",
+		[TRACE_MODE_INT3] = "int3",
+		[TRACE_MODE_TRAMPOLINE] = "trampoline",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(text, names[i])) {
+			*mode = (enum trace_mode)i;
+			return 0;
+		}
+	return et_error("unknown mode '%s' (auto, int3 or trampoline)", text);
+}
 
 /* The guest's TSC now: the clock every event carries. */
 uint64_t tracer_guest_tsc(struct vcpu *vcpu)
@@ -71,7 +88,7 @@ static uint64_t parent_ip(struct tracer *t, const struct kvm_regs *regs,
 }
 
 /* Records one call at `site` from the vCPU's current state. */
-static void record_call(struct tracer *t, struct vcpu *vcpu, struct bp_site *site,
+static void record_call(struct tracer *t, struct vcpu *vcpu, struct patched_site *site,
 			const struct kvm_regs *regs, const struct kvm_sregs *sregs,
 			const struct x86_paging *pg)
 {
@@ -85,21 +102,22 @@ static void record_call(struct tracer *t, struct vcpu *vcpu, struct bp_site *sit
 	};
 
 	site->hits++;
+	t->bp_events++;
 	tracer_record(t, &ev);
 	if (t->o->oneshot)
-		breakpoints_disarm(&t->bps, site, &t->m->vm.mem);
+		site_patches_disarm(&t->patches, site, &t->m->vm.mem);
 }
 
 /* The armed site under the vCPU's rip, or NULL. */
-static struct bp_site *site_at_rip(struct tracer *t, const struct kvm_regs *regs,
+static struct patched_site *site_at_rip(struct tracer *t, const struct kvm_regs *regs,
 				   const struct kvm_sregs *sregs, const struct x86_paging *pg)
 {
-	struct bp_site *site;
+	struct patched_site *site;
 	uint64_t paddr;
 
 	if (x86_translate(&t->m->vm.mem, pg, sregs->cs.base + regs->rip, &paddr, NULL))
 		return NULL;
-	site = breakpoints_find(&t->bps, paddr);
+	site = site_patches_find(&t->patches, paddr);
 	return site && site->armed ? site : NULL;
 }
 
@@ -111,12 +129,12 @@ static bool on_int3(void *ctx, struct vcpu *vcpu, struct kvm_regs *regs,
 {
 	struct tracer *t = ctx;
 	struct x86_paging pg = x86_paging_from_sregs(sregs);
-	struct bp_site *site;
+	struct patched_site *site;
 
 	if (!t->capturing)
 		return false;
 	site = site_at_rip(t, regs, sregs, &pg);
-	if (!site)
+	if (!site || site->kind != PATCH_INT3)
 		return false;
 	record_call(t, vcpu, site, regs, sregs, &pg);
 	regs->rip += SITE_LEN;
@@ -126,8 +144,9 @@ static bool on_int3(void *ctx, struct vcpu *vcpu, struct kvm_regs *regs,
 }
 
 /* --until's hardware breakpoint fires before the function's first
- * instruction, so before its int3: record that call here when it is
- * traced, then end the run. */
+ * instruction, so before its int3 or trampoline call: record that call
+ * here when it is traced (after the calls still in the trampoline batch),
+ * then end the run. */
 static void on_until(void *ctx, struct vcpu *vcpu, unsigned slot)
 {
 	struct tracer *t = ctx;
@@ -135,10 +154,12 @@ static void on_until(void *ctx, struct vcpu *vcpu, unsigned slot)
 	struct kvm_sregs sregs;
 
 	(void)slot;
+	if (t->capturing)
+		tramp_mode_drain(t);
 	if (t->capturing && ioctl(vcpu->fd, KVM_GET_REGS, &regs) == 0 &&
 	    ioctl(vcpu->fd, KVM_GET_SREGS, &sregs) == 0) {
 		struct x86_paging pg = x86_paging_from_sregs(&sregs);
-		struct bp_site *site = site_at_rip(t, &regs, &sregs, &pg);
+		struct patched_site *site = site_at_rip(t, &regs, &sregs, &pg);
 
 		if (site)
 			record_call(t, vcpu, site, &regs, &sregs, &pg);
@@ -146,15 +167,18 @@ static void on_until(void *ctx, struct vcpu *vcpu, unsigned slot)
 	stop_run(t);
 }
 
-/* Stops host-side capture and puts every site back as the image has it. */
+/* Stops host-side capture and puts every site, and the trampoline
+ * region, back as the image has them. */
 void tracer_stop_capture(struct tracer *t, const char *how)
 {
 	if (!t->capturing)
 		return;
+	tramp_mode_drain(t);
 	t->capturing = false;
 	t->handed_off = true;
 	t->handoff_how = how;
-	breakpoints_disarm_all(&t->bps, &t->m->vm.mem);
+	site_patches_disarm_all(&t->patches, &t->m->vm.mem);
+	tramp_mode_detach(t);
 	guest_debug_set_int3(&t->m->vcpu, NULL, NULL);
 }
 
@@ -166,7 +190,7 @@ static void on_handoff_symbol(void *ctx, struct vcpu *vcpu, unsigned slot)
 	char text[160];
 
 	snprintf(text, sizeof(text), "handoff: %s reached, %zu sites restored", t->o->handoff,
-		 t->bps.nr);
+		 t->patches.nr);
 	tracer_stop_capture(t, t->o->handoff);
 	trace_writer_mark(t->out, tracer_guest_tsc(vcpu), text);
 	guest_debug_set_hw(vcpu, slot, 0, NULL, NULL);
@@ -225,7 +249,19 @@ static int select_sites(struct tracer *t)
 	    site_select(&t->sites, &t->filter, &t->selection))
 		return -1;
 	check_call_sites(t);
-	return breakpoints_init(&t->bps, &t->sites);
+	return site_patches_init(&t->patches, &t->sites, &t->m->kernel);
+}
+
+/* What the trace file calls the way calls were seen. */
+static const char *mode_name(const struct tracer *t)
+{
+	size_t calls = 0;
+
+	for (size_t i = 0; i < t->patches.nr; i++)
+		calls += t->patches.sites[i].kind == PATCH_CALL;
+	if (!calls)
+		return "breakpoint";
+	return calls == t->patches.nr ? "trampoline" : "trampoline+breakpoint";
 }
 
 static int open_output(struct tracer *t)
@@ -234,7 +270,7 @@ static int open_output(struct tracer *t)
 		.kernel_path = t->m->kernel.name,
 		.symbol_source = t->m->symbols.desc,
 		.tsc_khz = t->tsc_khz,
-		.mode = "breakpoint",
+		.mode = mode_name(t),
 	};
 
 	if (trace_writer_open(&t->out, t->o->output, &meta) ||
@@ -277,10 +313,10 @@ int tracer_attach(struct tracer *t, struct machine *m, const struct trace_option
 	t->tsc_khz = khz > 0 ? (uint64_t)khz : 0;
 
 	if (host_buffer_init(&t->buf, capacity, o->overflow) || select_sites(t) ||
-	    open_output(t) || arm_stops(t) || handoff_attach(t) ||
+	    tramp_mode_attach(t) || open_output(t) || arm_stops(t) || handoff_attach(t) ||
 	    guest_debug_set_int3(&m->vcpu, on_int3, t))
 		return -1;
-	breakpoints_arm(&t->bps, &m->vm.mem);
+	site_patches_arm(&t->patches, &m->vm.mem);
 	t->capturing = true;
 	return 0;
 }
@@ -317,15 +353,27 @@ int tracer_finish(struct tracer *t)
 
 	fprintf(stderr,
 		"earlytrace: trace: %" PRIu64 " events (%" PRIu64 " by breakpoints on %zu sites, %" PRIu64
-		" from the guest ring), %" PRIu64 " dropped%s%s, written to %s\n",
-		recorded, t->buf.recorded, t->bps.nr, t->guest_events, dropped,
-		t->handed_off && t->handoff_how ? "; handoff: " : "",
+		" by trampolines on %zu sites, %" PRIu64 " from the guest ring), %" PRIu64
+		" dropped%s%s, written to %s\n",
+		recorded, t->bp_events, t->patches.nr_int3, t->tramp_events, t->patches.nr_call,
+		t->guest_events, dropped, t->handed_off && t->handoff_how ? "; handoff: " : "",
 		t->handed_off && t->handoff_how ? t->handoff_how : "", t->o->output);
-	if (t->bps.refused || t->bps.modified_by_guest)
+	if (t->patches.nr_call)
+		fprintf(stderr,
+			"earlytrace: trampolines: %s, %" PRIu64 " records a batch, %" PRIu64
+			" drains (%" PRIu64 " asked for by the guest)\n",
+			t->tramp.region.desc, t->tramp.capacity, t->tramp.drains,
+			t->tramp.full_drains);
+	if (t->patches.refused || t->patches.modified_by_guest)
 		fprintf(stderr,
 			"earlytrace: trace: %zu sites not patched (bytes differed), %zu not restored "
 			"(the guest changed them)\n",
-			t->bps.refused, t->bps.modified_by_guest);
+			t->patches.refused, t->patches.modified_by_guest);
+	if (t->tramp_unknown_ip || t->tramp_corrupt)
+		fprintf(stderr,
+			"earlytrace: trampolines: %" PRIu64 " records named no site, %" PRIu64
+			" batches were overwritten by the guest\n",
+			t->tramp_unknown_ip, t->tramp_corrupt);
 	return ret;
 }
 
@@ -333,7 +381,8 @@ void tracer_free(struct tracer *t)
 {
 	if (t->out)
 		trace_writer_close(t->out, t->buf.recorded, t->buf.dropped, "aborted");
-	breakpoints_free(&t->bps);
+	site_patches_free(&t->patches);
+	trampolines_free(&t->tramp);
 	host_buffer_free(&t->buf);
 	site_selection_free(&t->selection);
 	site_filter_free(&t->filter);

@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The tracer: records the guest's function calls from its first
- * instruction (breakpoint mode: an int3 per selected site, a VM exit per
- * call), keeps them in the host buffer and streams them to the trace file,
- * and hands over to the guest:
+ * instruction, keeps them in the host buffer and streams them to the trace
+ * file, and hands over to the guest. Two ways to see a call:
+ *  - breakpoint mode: an int3 per selected site, a VM exit per call;
+ *  - trampoline mode: each site calls a trampoline in guest memory that
+ *    records into a batch there; one exit drains a full batch
+ *    (vmm/trace/trampolines.h). Sites the trampolines cannot reach keep
+ *    an int3.
+ * Handing over:
  *  - a guest linked with guestlib sends ET_HC_HANDOFF with its ring: the
  *    VMM restores every site, copies its events into the ring with their
  *    original timestamps and stops recording; the guest records from then
@@ -20,9 +25,16 @@
 #include "vmm/machine.h"
 #include "vmm/sites/filter.h"
 #include "vmm/sites/sites.h"
-#include "vmm/trace/breakpoints.h"
 #include "vmm/trace/host_buffer.h"
+#include "vmm/trace/site_patch.h"
 #include "vmm/trace/trace_file.h"
+#include "vmm/trace/trampolines.h"
+
+enum trace_mode {
+	TRACE_MODE_AUTO,       /* trampolines where possible, else breakpoints */
+	TRACE_MODE_INT3,       /* breakpoints only */
+	TRACE_MODE_TRAMPOLINE, /* trampolines; an error if the guest has no room */
+};
 
 struct trace_options {
 	struct run_options run;
@@ -35,7 +47,11 @@ struct trace_options {
 	const char *until;	   /* stop the run when this function is called */
 	uint64_t max_events;	   /* stop after this many; 0: no limit */
 	const char *handoff;	   /* stock kernels: restore sites when reached */
+	enum trace_mode mode;
+	uint64_t batch_events;	   /* trampoline batch size; 0: as many as fit */
 };
+
+int trace_mode_parse(const char *text, enum trace_mode *mode);
 
 struct tracer {
 	struct machine *m;
@@ -43,7 +59,8 @@ struct tracer {
 	struct site_table sites;
 	struct site_filter filter;
 	struct site_selection selection;
-	struct breakpoints bps;
+	struct site_patches patches;
+	struct trampolines tramp;
 	struct host_buffer buf;
 	struct trace_writer *out;
 	uint64_t tsc_khz;
@@ -51,6 +68,9 @@ struct tracer {
 	bool handed_off;
 	const char *handoff_how; /* "guest ring", "ftrace_init reached", ... */
 	uint64_t until_addr;	/* vaddr, 0: none */
+	uint64_t bp_events, tramp_events; /* recorded by each way */
+	uint64_t tramp_unknown_ip;	  /* drained records naming no site */
+	uint64_t tramp_corrupt;		  /* drains that found the batch overwritten */
 	/* The guest ring after a guestlib handoff. */
 	uint64_t ring_paddr, ring_bytes, ring_vmm_events;
 	uint64_t guest_events, guest_lost;

@@ -34,11 +34,30 @@
  */
 #define ET_PORT_HYPERCALL (ET_PORT_BASE + 0x4)
 
+/*
+ * Trampoline drain: the VMM's own trampolines (placed in guest memory in
+ * trampoline mode, never called by guest code) write any byte here when
+ * their batch is full; the VMM moves the batch into host memory and empties
+ * it before the guest resumes. See struct et_tramp_batch.
+ */
+#define ET_PORT_TRAMP_DRAIN (ET_PORT_BASE + 0x8)
+
 /* Legacy PC ports the VMM emulates for guests. */
 #define ET_PORT_COM1 0x3f8 /* 8250/16550 UART, 8 registers */
 #define ET_PORT_I8042_DATA 0x60
 #define ET_PORT_I8042_CMD 0x64 /* write 0xfe: pulse reset line */
 #define ET_I8042_CMD_RESET 0xfe
+
+/*
+ * The trampolines' batch header (struct et_tramp_batch below), as byte
+ * offsets for the assembly templates in trampolines/.
+ */
+#define ET_TB_MAGIC 0x48435442u /* "BTCH" */
+#define ET_TB_OFF_RECORDS 8
+#define ET_TB_OFF_CAPACITY 16
+#define ET_TB_OFF_COUNT 24
+#define ET_TB_HEADER_SIZE 64
+#define ET_TB_RECORD_SHIFT 5 /* records are 32 bytes */
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>
@@ -110,6 +129,26 @@ struct et_ring {
 	uint64_t reserved;
 	struct et_ring_record records[];
 };
+/*
+ * The batch a trampoline records into. The VMM writes it into guest memory
+ * with the trampolines and owns every field but `count`, which the
+ * trampoline bumps after filling records[count] (tsc, ip = the return
+ * address the site's call pushed, parent_ip; the VMM fills in the rest and
+ * turns the return address into the site's address while draining). When
+ * count reaches capacity the trampoline writes to ET_PORT_TRAMP_DRAIN and
+ * retries; the VMM has set count back to 0 by then. Records follow the
+ * header at offset `records`. One batch per vCPU.
+ */
+struct et_tramp_batch {
+	uint32_t magic;	      /* ET_TB_MAGIC */
+	uint32_t abi_version; /* ET_ABI_VERSION */
+	uint64_t records;     /* offset of the record array from this header */
+	uint64_t capacity;    /* records before the next drain (VMM-set) */
+	volatile uint64_t count; /* records filled since the last drain */
+	uint64_t drains;      /* drains so far (VMM-kept, for reports) */
+	uint64_t reserved[3];
+};
+
 /* The layouts are the ABI: both compilers must agree on them. */
 #ifdef __cplusplus
 #define ET_ABI_ASSERT static_assert
@@ -119,6 +158,11 @@ struct et_ring {
 ET_ABI_ASSERT(sizeof(struct et_hypercall) == 32, "hypercall block is 32 bytes");
 ET_ABI_ASSERT(sizeof(struct et_ring_record) == 32, "ring records are 32 bytes");
 ET_ABI_ASSERT(sizeof(struct et_ring) == 64, "ring header is 64 bytes");
+ET_ABI_ASSERT(sizeof(struct et_tramp_batch) == ET_TB_HEADER_SIZE, "batch header is 64 bytes");
+ET_ABI_ASSERT(__builtin_offsetof(struct et_tramp_batch, records) == ET_TB_OFF_RECORDS, "");
+ET_ABI_ASSERT(__builtin_offsetof(struct et_tramp_batch, capacity) == ET_TB_OFF_CAPACITY, "");
+ET_ABI_ASSERT(__builtin_offsetof(struct et_tramp_batch, count) == ET_TB_OFF_COUNT, "");
+ET_ABI_ASSERT(sizeof(struct et_ring_record) == 1u << ET_TB_RECORD_SHIFT, "");
 #endif /* !__ASSEMBLER__ */
 
 #endif /* EARLYTRACE_ABI_H */

@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: MIT
+// Trampoline mode's parts: the templates (their recording path, counted
+// instruction by instruction), the region finder on our images and on
+// hand-corrupted copies, the layout, site routing (rel32 targets, oneshot
+// slots), the batch a hostile guest may scribble on, and site patching.
+#include <gtest/gtest.h>
+
+#include <capstone/capstone.h>
+#include <elf.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "tests/fixtures.h"
+#include "tests/shim/earlytrace_shim.h"
+#include "trampolines/templates.h"
+#include "vmm/sites/sites.h"
+#include "vmm/symbols/symbols.h"
+#include "vmm/trace/site_patch.h"
+#include "vmm/trace/tramp_region.h"
+#include "vmm/trace/trampolines.h"
+
+namespace {
+
+// Instructions from an entry to its first ret, the path a call takes when
+// the batch has room (the template's only branch there is not taken).
+std::vector<std::string> record_path(const struct tramp_template *t, size_t entry)
+{
+	csh cs;
+	cs_insn *insn = nullptr;
+	std::vector<std::string> path;
+	size_t n;
+
+	if (cs_open(CS_ARCH_X86, t->word_bytes == 8 ? CS_MODE_64 : CS_MODE_32, &cs) != CS_ERR_OK)
+		return path;
+	n = cs_disasm(cs, t->bytes + entry, t->size - entry, entry, 0, &insn);
+	for (size_t i = 0; i < n; i++) {
+		path.push_back(insn[i].mnemonic);
+		if (!strcmp(insn[i].mnemonic, "ret"))
+			break;
+	}
+	cs_free(insn, n);
+	cs_close(&cs);
+	return path;
+}
+
+TEST(TrampolineTemplates, RecordingPathIsShortAndExitFree)
+{
+	// The site's call, then the template up to its ret.
+	const struct { unsigned cls; size_t insns; } want[] = { { 64, 26 }, { 32, 28 } };
+
+	for (const auto &w : want) {
+		const struct tramp_template *t = tramp_template_for(w.cls);
+		ASSERT_NE(t, nullptr);
+		auto path = record_path(t, t->record_entry);
+		ASSERT_FALSE(path.empty());
+		EXPECT_EQ(path.size() + 1, w.insns) << t->arch;
+		EXPECT_EQ(path.back(), "ret");
+		EXPECT_EQ(path.front(), t->word_bytes == 8 ? "pushfq" : "pushfd");
+		for (const auto &m : path) {
+			EXPECT_NE(m, "out") << t->arch << ": an exit on the recording path";
+			EXPECT_NE(m, "int3") << t->arch;
+		}
+		// Room for the header, and the records start 64-aligned.
+		EXPECT_GE(t->record_entry, sizeof(struct et_tramp_batch));
+		EXPECT_EQ(t->size % 64, 0u);
+	}
+	EXPECT_EQ(tramp_template_for(16), nullptr);
+}
+
+TEST(TrampolineTemplates, OneshotPathRestoresTheSite)
+{
+	const struct tramp_template *t = tramp_template_for(64);
+	auto path = record_path(t, t->oneshot_entry);
+
+	// Record, then copy 4 + 1 original bytes back, then drop the slot's
+	// return address without touching the flags.
+	ASSERT_GT(path.size(), 26u);
+	EXPECT_EQ(path[path.size() - 2], "lea");
+	EXPECT_EQ(path.back(), "ret");
+}
+
+std::string image_path(const char *arch)
+{
+	return std::string(ET_TEST_IMAGES) + "/" + arch + ".elf";
+}
+
+struct Image {
+	std::vector<uint8_t> bytes;
+	struct kernel_image img = {};
+	struct symbols syms = {};
+	bool ok = false;
+
+	explicit Image(std::vector<uint8_t> b) : bytes(std::move(b))
+	{
+		ok = !kernel_image_parse(&img, bytes.data(), bytes.size(), "test.elf") &&
+		     !symbols_load(&syms, &img, nullptr);
+	}
+	~Image()
+	{
+		symbols_free(&syms);
+		kernel_image_close(&img);
+	}
+};
+
+// The offset of section `name` in an ELF64 file, or 0.
+size_t section_offset64(const std::vector<uint8_t> &b, const char *name, uint64_t *size)
+{
+	Elf64_Ehdr eh;
+	memcpy(&eh, b.data(), sizeof(eh));
+	std::vector<Elf64_Shdr> sh(eh.e_shnum);
+	memcpy(sh.data(), b.data() + eh.e_shoff, eh.e_shnum * sizeof(Elf64_Shdr));
+	const char *strs = reinterpret_cast<const char *>(b.data() + sh[eh.e_shstrndx].sh_offset);
+	for (const auto &s : sh)
+		if (!strcmp(strs + s.sh_name, name)) {
+			*size = s.sh_size;
+			return s.sh_offset;
+		}
+	return 0;
+}
+
+TEST(TrampolineRegion, TestImagesReserveOne)
+{
+	for (const char *arch : { "x86_64", "i386" }) {
+		Image im(read_file_bytes(image_path(arch)));
+		struct tramp_region r;
+		ASSERT_TRUE(im.ok) << arch;
+		ASSERT_EQ(tramp_region_find(&r, &im.img, &im.syms), 0) << et_last_error();
+		EXPECT_NE(std::string(r.desc).find(TRAMP_REGION_SECTION), std::string::npos);
+		EXPECT_GE(r.size, 4096u);
+		EXPECT_EQ(r.vaddr & 0xfff, 0u);
+	}
+}
+
+TEST(TrampolineRegion, RefusesAReservedRegionTheGuestUses)
+{
+	auto bytes = read_file_bytes(image_path("x86_64"));
+	uint64_t size = 0;
+	size_t off = section_offset64(bytes, TRAMP_REGION_SECTION, &size);
+	ASSERT_NE(off, 0u);
+	bytes[off + size / 2] = 0x90; // something lives there now
+	Image im(bytes);
+	struct tramp_region r;
+	ASSERT_TRUE(im.ok);
+	EXPECT_EQ(tramp_region_find(&r, &im.img, &im.syms), -1);
+	EXPECT_NE(std::string(et_last_error()).find("not unused"), std::string::npos)
+		<< et_last_error();
+}
+
+TEST(TrampolineRegion, DebianKernelUsesTheTextRodataGap)
+{
+	std::string dir = debian_kernel_dir();
+	if (dir.empty())
+		GTEST_SKIP() << "no Debian kernel (see images/fetch-debian-kernel.sh)";
+	struct kernel_image img = {};
+	struct symbols syms = {};
+	struct tramp_region r;
+	ASSERT_EQ(kernel_image_open(&img, (dir + "/vmlinuz").c_str()), 0) << et_last_error();
+	ASSERT_EQ(symbols_load(&syms, &img, nullptr), 0) << et_last_error();
+	ASSERT_EQ(tramp_region_find(&r, &img, &syms), 0) << et_last_error();
+	EXPECT_NE(std::string(r.desc).find("between .text and .rodata"), std::string::npos)
+		<< r.desc;
+	// _etext to the 2 MiB-aligned __start_rodata.
+	uint64_t etext = 0, rodata = 0;
+	ASSERT_EQ(symbols_addr(&syms, "_etext", &etext), 0);
+	ASSERT_EQ(symbols_addr(&syms, "__start_rodata", &rodata), 0);
+	EXPECT_EQ(r.vaddr, etext);
+	EXPECT_EQ(r.vaddr + r.size, rodata);
+	EXPECT_EQ(rodata % (2 << 20), 0u);
+	symbols_free(&syms);
+	kernel_image_close(&img);
+}
+
+class TrampolineLayout : public ::testing::Test {
+protected:
+	void SetUp() override
+	{
+		ASSERT_EQ(guest_mem_init(&mem, 16 << 20), 0);
+		region = { 0xffffffff80200000ull, 0x200000, 64 * 1024, "test region" };
+	}
+	void TearDown() override
+	{
+		trampolines_free(&tr);
+		guest_mem_free(&mem);
+	}
+	struct patched_site site(uint64_t paddr)
+	{
+		struct patched_site s = {};
+		const uint8_t nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+		s.paddr = paddr;
+		s.vaddr = paddr + (region.vaddr - region.paddr);
+		memcpy(s.orig, nop5, 5);
+		memcpy(s.patch, nop5, 5);
+		s.patch[0] = 0xcc;
+		return s;
+	}
+	static int32_t rel32(const struct patched_site &s)
+	{
+		int32_t rel;
+		memcpy(&rel, &s.patch[1], 4);
+		return rel;
+	}
+	struct guest_mem mem;
+	struct tramp_region region;
+	struct trampolines tr = {};
+};
+
+TEST_F(TrampolineLayout, PlansInstallsAndRoutes)
+{
+	ASSERT_EQ(trampolines_plan(&tr, &region, 64, 0, 0), 0) << et_last_error();
+	const struct tramp_template *t = tr.tpl;
+	EXPECT_EQ(tr.capacity, (region.size - t->size) / 32);
+	ASSERT_EQ(trampolines_install(&tr, &mem), 0);
+
+	auto *b = static_cast<struct et_tramp_batch *>(guest_mem_ptr(&mem, tr.base, 64));
+	EXPECT_EQ(b->magic, ET_TB_MAGIC);
+	EXPECT_EQ(b->records, t->size);
+	EXPECT_EQ(b->count, 0u);
+	EXPECT_EQ(memcmp(guest_mem_ptr(&mem, tr.base + 64, t->size - 64), t->bytes + 64,
+			 t->size - 64),
+		  0);
+
+	struct patched_site s = site(0x100000);
+	ASSERT_TRUE(trampolines_route(&tr, &s, false, &mem));
+	EXPECT_EQ(s.kind, PATCH_CALL);
+	EXPECT_EQ(s.patch[0], 0xe8);
+	EXPECT_EQ(s.vaddr + 5 + (int64_t)rel32(s), region.vaddr + t->record_entry);
+
+	// A site whose virtual alias differs from the region's cannot be
+	// reached by the same rel32 in every phase.
+	struct patched_site odd = site(0x100000);
+	odd.vaddr += 0x1000;
+	EXPECT_FALSE(trampolines_route(&tr, &odd, false, &mem));
+	EXPECT_EQ(odd.kind, PATCH_INT3);
+}
+
+TEST_F(TrampolineLayout, OneshotSlotsCallTheOneshotEntryAndKeepTheOriginalBytes)
+{
+	ASSERT_EQ(trampolines_plan(&tr, &region, 64, 2, 0), 0) << et_last_error();
+	ASSERT_EQ(trampolines_install(&tr, &mem), 0);
+	struct patched_site a = site(0x100000), b = site(0x100040), c = site(0x100080);
+	b.orig[4] = 0x42; // distinguishable bytes
+
+	ASSERT_TRUE(trampolines_route(&tr, &a, true, &mem));
+	ASSERT_TRUE(trampolines_route(&tr, &b, true, &mem));
+	EXPECT_FALSE(trampolines_route(&tr, &c, true, &mem)) << "only two slots";
+
+	uint64_t slot = b.vaddr + 5 + (int64_t)rel32(b) - tr.virt_offset;
+	EXPECT_EQ(slot, tr.slots_paddr + TRAMP_SLOT_BYTES);
+	auto *p = static_cast<uint8_t *>(guest_mem_ptr(&mem, slot, TRAMP_SLOT_BYTES));
+	int32_t rel;
+	memcpy(&rel, p + 1, 4);
+	EXPECT_EQ(p[0], 0xe8);
+	EXPECT_EQ(slot + 5 + (int64_t)rel, tr.base + tr.tpl->oneshot_entry);
+	EXPECT_EQ(memcmp(p + 5, b.orig, 5), 0);
+	// Slots sit after the records, inside the region.
+	EXPECT_GE(tr.slots_paddr, tr.base + tr.tpl->size + tr.capacity * 32);
+	EXPECT_LE(tr.slots_paddr + 2 * TRAMP_SLOT_BYTES, region.paddr + region.size);
+}
+
+TEST_F(TrampolineLayout, RefusesARegionTooSmall)
+{
+	region.size = 256;
+	EXPECT_EQ(trampolines_plan(&tr, &region, 64, 0, 0), -1);
+	EXPECT_NE(std::string(et_last_error()).find("holds too little"), std::string::npos);
+	region.size = 64 * 1024;
+	EXPECT_EQ(trampolines_plan(&tr, &region, 64, 10000, 0), -1) << "no room for the slots";
+}
+
+TEST_F(TrampolineLayout, BatchSizeIsCapped)
+{
+	ASSERT_EQ(trampolines_plan(&tr, &region, 32, 0, 100), 0);
+	EXPECT_EQ(tr.capacity, 100u);
+}
+
+TEST_F(TrampolineLayout, ABatchTheGuestOverwroteIsRefused)
+{
+	ASSERT_EQ(trampolines_plan(&tr, &region, 64, 0, 0), 0);
+	ASSERT_EQ(trampolines_install(&tr, &mem), 0);
+	auto *b = static_cast<struct et_tramp_batch *>(guest_mem_ptr(&mem, tr.base, 64));
+	uint64_t n;
+	bool corrupt;
+
+	b->count = 3;
+	EXPECT_NE(trampolines_batch(&tr, &mem, &n, &corrupt), nullptr);
+	EXPECT_EQ(n, 3u);
+	EXPECT_FALSE(corrupt);
+
+	b->count = tr.capacity + 1; // would read past the records
+	EXPECT_EQ(trampolines_batch(&tr, &mem, &n, &corrupt), nullptr);
+	EXPECT_TRUE(corrupt);
+	EXPECT_EQ(n, 0u);
+
+	b->count = 1;
+	b->records = 0; // would read the code as records
+	EXPECT_EQ(trampolines_batch(&tr, &mem, &n, &corrupt), nullptr);
+	EXPECT_TRUE(corrupt);
+
+	// A reset rewrites the header and empties the batch.
+	trampolines_batch_reset(&tr, &mem, tr.capacity * 2);
+	EXPECT_EQ(b->records, tr.tpl->size);
+	EXPECT_EQ(b->capacity, tr.capacity);
+	EXPECT_EQ(b->count, 0u);
+}
+
+TEST_F(TrampolineLayout, RemoveRestoresTheRegionBytes)
+{
+	auto *r = static_cast<uint8_t *>(guest_mem_ptr(&mem, region.paddr, region.size));
+	for (uint64_t i = 0; i < region.size; i++)
+		r[i] = (uint8_t)(i * 7);
+	std::vector<uint8_t> before(r, r + region.size);
+	ASSERT_EQ(trampolines_plan(&tr, &region, 64, 0, 0), 0);
+	ASSERT_EQ(trampolines_install(&tr, &mem), 0);
+	EXPECT_NE(memcmp(r, before.data(), region.size), 0);
+	trampolines_remove(&tr, &mem);
+	EXPECT_EQ(memcmp(r, before.data(), region.size), 0);
+}
+
+TEST(SitePatch, CallsOutOfReachStayBreakpoints)
+{
+	struct patched_site s = {};
+	s.vaddr = 0xffffffff81000000ull;
+	s.patch[0] = 0xcc;
+	s.kind = PATCH_INT3;
+	EXPECT_FALSE(site_patch_set_call(&s, 0x700000000000ull)); // far beyond 2 GiB
+	EXPECT_EQ(s.kind, PATCH_INT3);
+	EXPECT_TRUE(site_patch_set_call(&s, s.vaddr - 0x1000));
+	EXPECT_EQ(s.kind, PATCH_CALL);
+}
+
+TEST(SitePatch, RestoresOnlyItsOwnPatch)
+{
+	struct guest_mem mem;
+	ASSERT_EQ(guest_mem_init(&mem, 16 << 20), 0);
+	const uint8_t nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+	struct patched_site sites[3] = {};
+	for (int i = 0; i < 3; i++) {
+		sites[i].paddr = 0x1000 + 16 * i;
+		sites[i].vaddr = sites[i].paddr;
+		memcpy(sites[i].orig, nop5, 5);
+		memcpy(sites[i].patch, nop5, 5);
+		ASSERT_TRUE(site_patch_set_call(&sites[i], 0x8000));
+		ASSERT_EQ(guest_mem_write(&mem, sites[i].paddr, nop5, 5), 0);
+	}
+	struct site_patches sp = {};
+	sp.sites = sites;
+	sp.nr = 3;
+	site_patches_arm(&sp, &mem);
+	EXPECT_EQ(sp.armed, 3u);
+	EXPECT_EQ(sp.nr_call, 3u);
+
+	auto *code = static_cast<uint8_t *>(guest_mem_ptr(&mem, 0x1000, 48));
+	memcpy(code + 16, nop5, 5); // a oneshot trampoline put site 1 back
+	code[32] = 0x90;	     // the guest rewrote site 2
+	site_patches_disarm_all(&sp, &mem);
+	EXPECT_EQ(sp.armed, 0u);
+	EXPECT_EQ(sp.modified_by_guest, 1u);
+	EXPECT_EQ(memcmp(code, nop5, 5), 0);
+	EXPECT_EQ(memcmp(code + 16, nop5, 5), 0);
+	EXPECT_EQ(code[32], 0x90) << "left alone";
+	guest_mem_free(&mem);
+}
+
+} // namespace

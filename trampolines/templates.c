@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+#include "trampolines/templates.h"
+
+/* Symbols of the assembled templates (in the VMM's read-only data). */
+extern const uint8_t et_tramp64_start[], et_tramp64_record[], et_tramp64_oneshot[],
+	et_tramp64_end[];
+extern const uint8_t et_tramp32_start[], et_tramp32_record[], et_tramp32_oneshot[],
+	et_tramp32_end[];
+
+const struct tramp_template *tramp_template_for(unsigned elf_class)
+{
+	static struct tramp_template t64, t32;
+
+	if (elf_class == 64) {
+		t64 = (struct tramp_template){
+			.arch = "x86_64",
+			.bytes = et_tramp64_start,
+			.size = (size_t)(et_tramp64_end - et_tramp64_start),
+			.record_entry = (size_t)(et_tramp64_record - et_tramp64_start),
+			.oneshot_entry = (size_t)(et_tramp64_oneshot - et_tramp64_start),
+			.word_bytes = 8,
+		};
+		return &t64;
+	}
+	if (elf_class == 32) {
+		t32 = (struct tramp_template){
+			.arch = "i386",
+			.bytes = et_tramp32_start,
+			.size = (size_t)(et_tramp32_end - et_tramp32_start),
+			.record_entry = (size_t)(et_tramp32_record - et_tramp32_start),
+			.oneshot_entry = (size_t)(et_tramp32_oneshot - et_tramp32_start),
+			.word_bytes = 4,
+		};
+		return &t32;
+	}
+	return NULL;
+}

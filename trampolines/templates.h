@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The trampoline templates (x86_64.S, i386.S) as the VMM sees them: byte
+ * blobs to copy into guest memory, with their entry points as offsets.
+ * Every blob starts with room for a struct et_tramp_batch and ends where
+ * the batch's record array must start.
+ */
+#ifndef TRAMPOLINES_TEMPLATES_H
+#define TRAMPOLINES_TEMPLATES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct tramp_template {
+	const char *arch;
+	const uint8_t *bytes;
+	size_t size;	       /* header and code; records follow */
+	size_t record_entry;   /* offset of the plain record trampoline */
+	size_t oneshot_entry;  /* offset of the oneshot trampoline */
+	unsigned word_bytes;   /* 8 or 4: how wide ip and parent ip are */
+};
+
+/* The template for an ELF class (64 or 32), or NULL. */
+const struct tramp_template *tramp_template_for(unsigned elf_class);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TRAMPOLINES_TEMPLATES_H */

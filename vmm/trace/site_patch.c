@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+#include "vmm/trace/site_patch.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/x86/insn.h"
+#include "vmm/error.h"
+
+static int compare_paddr(const void *a, const void *b)
+{
+	const struct patched_site *x = a, *y = b;
+
+	return x->paddr < y->paddr ? -1 : x->paddr > y->paddr;
+}
+
+static void set_int3(struct patched_site *s)
+{
+	memcpy(s->patch, s->orig, SITE_LEN);
+	s->patch[0] = X86_OPCODE_INT3;
+	s->kind = PATCH_INT3;
+}
+
+int site_patches_init(struct site_patches *sp, const struct site_table *tab,
+		      const struct kernel_image *img)
+{
+	size_t n = 0;
+
+	memset(sp, 0, sizeof(*sp));
+	for (size_t i = 0; i < tab->nr; i++)
+		n += tab->sites[i].selected && tab->sites[i].reject == SITE_OK;
+	sp->sites = calloc(n ? n : 1, sizeof(*sp->sites));
+	if (!sp->sites)
+		return et_error("out of memory for %zu sites", n);
+	for (size_t i = 0; i < tab->nr; i++) {
+		const struct site *s = &tab->sites[i];
+		const uint8_t *bytes;
+		struct patched_site *p;
+
+		if (!s->selected || s->reject != SITE_OK)
+			continue;
+		/* Verified sites lie in the image's initialized bytes. */
+		bytes = kernel_image_vaddr_bytes(img, s->vaddr, SITE_LEN, NULL, NULL);
+		if (!bytes)
+			continue;
+		p = &sp->sites[sp->nr++];
+		*p = (struct patched_site){ .paddr = s->paddr, .vaddr = s->vaddr, .name = s->name };
+		memcpy(p->orig, bytes, SITE_LEN);
+		set_int3(p);
+	}
+	qsort(sp->sites, sp->nr, sizeof(*sp->sites), compare_paddr);
+	return 0;
+}
+
+void site_patches_free(struct site_patches *sp)
+{
+	free(sp->sites);
+	memset(sp, 0, sizeof(*sp));
+}
+
+bool site_patch_set_call(struct patched_site *s, uint64_t target)
+{
+	int64_t rel = (int64_t)(target - (s->vaddr + SITE_LEN));
+	int32_t rel32 = (int32_t)rel;
+
+	if (rel != rel32)
+		return false;
+	s->patch[0] = X86_OPCODE_CALL_REL32;
+	memcpy(&s->patch[1], &rel32, sizeof(rel32)); /* little-endian guest and host */
+	s->kind = PATCH_CALL;
+	return true;
+}
+
+void site_patches_arm(struct site_patches *sp, const struct guest_mem *gm)
+{
+	for (size_t i = 0; i < sp->nr; i++) {
+		struct patched_site *s = &sp->sites[i];
+		uint8_t *code = guest_mem_ptr(gm, s->paddr, SITE_LEN);
+
+		if (!code || memcmp(code, s->orig, SITE_LEN)) {
+			sp->refused++;
+			continue;
+		}
+		memcpy(code, s->patch, SITE_LEN);
+		s->armed = true;
+		sp->armed++;
+		if (s->kind == PATCH_INT3)
+			sp->nr_int3++;
+		else
+			sp->nr_call++;
+	}
+}
+
+struct patched_site *site_patches_find(struct site_patches *sp, uint64_t paddr)
+{
+	size_t lo = 0, hi = sp->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sp->sites[mid].paddr < paddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < sp->nr && sp->sites[lo].paddr == paddr ? &sp->sites[lo] : NULL;
+}
+
+void site_patches_forget(struct site_patches *sp, struct patched_site *s)
+{
+	if (!s->armed)
+		return;
+	s->armed = false;
+	sp->armed--;
+}
+
+void site_patches_disarm(struct site_patches *sp, struct patched_site *s,
+			 const struct guest_mem *gm)
+{
+	uint8_t *code;
+
+	if (!s->armed)
+		return;
+	site_patches_forget(sp, s);
+	code = guest_mem_ptr(gm, s->paddr, SITE_LEN);
+	if (code && !memcmp(code, s->patch, SITE_LEN))
+		memcpy(code, s->orig, SITE_LEN);
+	else if (!code || memcmp(code, s->orig, SITE_LEN))
+		sp->modified_by_guest++;
+}
+
+void site_patches_disarm_all(struct site_patches *sp, const struct guest_mem *gm)
+{
+	for (size_t i = 0; i < sp->nr; i++)
+		site_patches_disarm(sp, &sp->sites[i], gm);
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Patching the selected sites, and putting them back. Each site gets one
+ * of two patches, written into guest memory before the guest's first
+ * instruction:
+ *   int3         breakpoint mode: an int3 over the site's first byte; each
+ *                call is a VM exit (vmm/trace/tracer.c records it);
+ *   call rel32   trampoline mode: `call <trampoline>` over the whole site;
+ *                the trampoline records the call in guest memory
+ *                (vmm/trace/trampolines.c).
+ * ftrace's rule holds in both directions: a site is patched only if its
+ * bytes are what the kernel image says, and restored only if our patch is
+ * still there (or the site's own bytes are back: a oneshot trampoline
+ * restores its site itself); anything else is counted and left alone.
+ */
+#ifndef VMM_TRACE_SITE_PATCH_H
+#define VMM_TRACE_SITE_PATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vmm/guest_mem.h"
+#include "vmm/loader/kernel_image.h"
+#include "vmm/sites/sites.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SITE_LEN 5 /* every site is one 5-byte instruction */
+
+enum patch_kind { PATCH_INT3, PATCH_CALL };
+
+struct patched_site {
+	uint64_t paddr;	  /* where the patch goes */
+	uint64_t vaddr;	  /* the site as the kernel runs it */
+	const char *name;
+	uint8_t orig[SITE_LEN];	 /* the image's bytes */
+	uint8_t patch[SITE_LEN]; /* what we write over them */
+	enum patch_kind kind;
+	bool armed;	  /* our patch is in guest memory */
+	uint64_t hits;
+};
+
+struct site_patches {
+	struct patched_site *sites; /* sorted by paddr */
+	size_t nr;
+	size_t armed;
+	size_t nr_int3, nr_call;  /* armed at the start, by kind */
+	size_t refused;		  /* not patched: bytes differed from the image */
+	size_t modified_by_guest; /* not restored: neither our patch nor the original */
+};
+
+/* Collects the selected, verified sites of tab, with their bytes from img;
+ * every site starts as an int3 patch. */
+int site_patches_init(struct site_patches *sp, const struct site_table *tab,
+		      const struct kernel_image *img);
+void site_patches_free(struct site_patches *sp);
+
+/* Makes s a `call target` (both virtual, as the site runs). False if the
+ * target is out of rel32 reach; s keeps its int3 patch then. */
+bool site_patch_set_call(struct patched_site *s, uint64_t target);
+
+/* Writes every site's patch; sites whose bytes in guest memory are not the
+ * image's are refused (counted, never patched). */
+void site_patches_arm(struct site_patches *sp, const struct guest_mem *gm);
+
+/* The site patched at paddr, or NULL. */
+struct patched_site *site_patches_find(struct site_patches *sp, uint64_t paddr);
+
+/* Restores one site (only if our patch is still there; a site already back
+ * to its own bytes is fine) / all armed sites. */
+void site_patches_disarm(struct site_patches *sp, struct patched_site *s,
+			 const struct guest_mem *gm);
+void site_patches_disarm_all(struct site_patches *sp, const struct guest_mem *gm);
+
+/* Marks s as restored by the guest's trampoline (oneshot) without touching
+ * guest memory. */
+void site_patches_forget(struct site_patches *sp, struct patched_site *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VMM_TRACE_SITE_PATCH_H */

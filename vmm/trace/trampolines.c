@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+#include "vmm/trace/trampolines.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vmm/error.h"
+
+#define RECORD_BYTES sizeof(struct et_ring_record)
+
+int trampolines_plan(struct trampolines *tr, const struct tramp_region *region,
+		     unsigned elf_class, size_t nr_slots, uint64_t max_records)
+{
+	uint64_t end = region->paddr + region->size, records, room;
+
+	memset(tr, 0, sizeof(*tr));
+	tr->tpl = tramp_template_for(elf_class);
+	if (!tr->tpl)
+		return et_error("no trampoline template for %u-bit kernels", elf_class);
+	tr->region = *region;
+	tr->virt_offset = region->vaddr - region->paddr;
+	tr->base = (region->paddr + 63) & ~(uint64_t)63;
+	records = tr->base + tr->tpl->size;
+	room = records < end ? end - records : 0;
+	if (nr_slots > room / TRAMP_SLOT_BYTES ||
+	    (room - nr_slots * TRAMP_SLOT_BYTES) / RECORD_BYTES < TRAMP_MIN_RECORDS)
+		return et_error("%s holds too little: %" PRIu64 " bytes for the code, %zu oneshot "
+				"slots and at least %d records",
+				region->desc, region->size, nr_slots, TRAMP_MIN_RECORDS);
+	tr->capacity = (room - nr_slots * TRAMP_SLOT_BYTES) / RECORD_BYTES;
+	if (max_records && max_records < tr->capacity)
+		tr->capacity = max_records;
+	tr->nr_slots = nr_slots;
+	tr->slots_paddr = records + tr->capacity * RECORD_BYTES;
+	return 0;
+}
+
+static struct et_tramp_batch *batch_header(struct trampolines *tr, const struct guest_mem *gm)
+{
+	return guest_mem_ptr(gm, tr->base, sizeof(struct et_tramp_batch));
+}
+
+int trampolines_install(struct trampolines *tr, const struct guest_mem *gm)
+{
+	uint8_t *region = guest_mem_ptr(gm, tr->region.paddr, tr->region.size);
+	uint8_t *code = guest_mem_ptr(gm, tr->base, tr->tpl->size);
+	struct et_tramp_batch *b;
+
+	if (!region || !code)
+		return et_error("%s lies outside guest RAM", tr->region.desc);
+	tr->saved = malloc(tr->region.size);
+	if (!tr->saved)
+		return et_error("out of memory saving %s", tr->region.desc);
+	memcpy(tr->saved, region, tr->region.size);
+	memcpy(code, tr->tpl->bytes, tr->tpl->size);
+	b = batch_header(tr, gm);
+	*b = (struct et_tramp_batch){
+		.magic = ET_TB_MAGIC,
+		.abi_version = ET_ABI_VERSION,
+		.records = tr->tpl->size,
+		.capacity = tr->capacity,
+	};
+	tr->installed = true;
+	return 0;
+}
+
+bool trampolines_route(struct trampolines *tr, struct patched_site *s, bool oneshot,
+		       const struct guest_mem *gm)
+{
+	uint64_t target = tr->base + tr->virt_offset + tr->tpl->record_entry;
+
+	if (s->vaddr - s->paddr != tr->virt_offset)
+		return false;
+	if (oneshot) {
+		uint64_t slot = tr->slots_paddr + tr->slots_used * TRAMP_SLOT_BYTES;
+		uint8_t *p = guest_mem_ptr(gm, slot, TRAMP_SLOT_BYTES);
+		uint64_t entry = tr->base + tr->tpl->oneshot_entry;
+		int32_t rel = (int32_t)(entry - (slot + 5)); /* both inside the region */
+
+		if (tr->slots_used == tr->nr_slots || !p)
+			return false;
+		target = slot + tr->virt_offset;
+		if (!site_patch_set_call(s, target))
+			return false;
+		p[0] = 0xe8;
+		memcpy(&p[1], &rel, 4);
+		memcpy(&p[5], s->orig, SITE_LEN);
+		tr->slots_used++;
+		return true;
+	}
+	return site_patch_set_call(s, target);
+}
+
+const struct et_ring_record *trampolines_batch(struct trampolines *tr,
+					       const struct guest_mem *gm, uint64_t *n,
+					       bool *corrupt)
+{
+	struct et_tramp_batch *b = batch_header(tr, gm);
+	uint64_t count;
+
+	*n = 0;
+	*corrupt = false;
+	if (!tr->installed || !b)
+		return NULL;
+	/* The guest can write here: trust nothing but the layout we made. */
+	count = b->count;
+	if (b->magic != ET_TB_MAGIC || b->records != tr->tpl->size || count > tr->capacity) {
+		*corrupt = true;
+		return NULL;
+	}
+	*n = count;
+	return guest_mem_ptr(gm, tr->base + tr->tpl->size, tr->capacity * RECORD_BYTES);
+}
+
+void trampolines_batch_reset(struct trampolines *tr, const struct guest_mem *gm,
+			     uint64_t capacity)
+{
+	struct et_tramp_batch *b = batch_header(tr, gm);
+
+	if (!tr->installed || !b)
+		return;
+	b->magic = ET_TB_MAGIC;
+	b->abi_version = ET_ABI_VERSION;
+	b->records = tr->tpl->size;
+	b->capacity = capacity < tr->capacity ? capacity : tr->capacity;
+	b->count = 0;
+	b->drains = tr->drains;
+}
+
+void trampolines_remove(struct trampolines *tr, const struct guest_mem *gm)
+{
+	uint8_t *region = guest_mem_ptr(gm, tr->region.paddr, tr->region.size);
+
+	if (!tr->installed)
+		return;
+	if (region && tr->saved)
+		memcpy(region, tr->saved, tr->region.size);
+	tr->installed = false;
+}
+
+void trampolines_free(struct trampolines *tr)
+{
+	free(tr->saved);
+	memset(tr, 0, sizeof(*tr));
+}

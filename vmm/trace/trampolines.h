@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Trampoline mode's guest-side machinery: the template code and its batch
+ * in the trampoline region, and the oneshot slots.
+ *
+ * Region layout (from its first 64-byte boundary):
+ *
+ *	batch header (struct et_tramp_batch)  \  the template, copied as is
+ *	trampoline code                       /  (trampolines/ templates)
+ *	records[capacity]                     32 bytes each
+ *	oneshot slots                         SLOT_BYTES each, packed
+ *
+ * A oneshot slot is `call <oneshot trampoline>` followed by its site's
+ * five original bytes; the trampoline copies them back over the site
+ * after recording, so each site records once and then runs its own code.
+ * The region's own bytes are saved first and put back when the
+ * trampolines are removed, so the guest never sees ours after handoff.
+ */
+#ifndef VMM_TRACE_TRAMPOLINES_H
+#define VMM_TRACE_TRAMPOLINES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "earlytrace/abi.h"
+#include "trampolines/templates.h"
+#include "vmm/guest_mem.h"
+#include "vmm/trace/site_patch.h"
+#include "vmm/trace/tramp_region.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TRAMP_SLOT_BYTES 10 /* call rel32 + 5 original bytes */
+#define TRAMP_MIN_RECORDS 64
+
+struct trampolines {
+	const struct tramp_template *tpl;
+	struct tramp_region region;
+	uint64_t base;		  /* paddr of the batch header (region, 64-aligned) */
+	uint64_t virt_offset;	  /* region vaddr - paddr */
+	uint64_t capacity;	  /* records that fit */
+	uint64_t slots_paddr;	  /* first oneshot slot */
+	size_t nr_slots, slots_used;
+	uint8_t *saved;		  /* the region's bytes before install */
+	bool installed;
+	uint64_t drains;	  /* batches drained (full, and forced) */
+	uint64_t full_drains;	  /* of which the guest asked for: one exit each */
+};
+
+/*
+ * Lays the region out for a kernel of elf_class with room for nr_slots
+ * oneshot slots (0 without --oneshot) and at most max_records records
+ * (0: as many as fit). 0, or -1 with an error saying why trampolines do
+ * not fit.
+ */
+int trampolines_plan(struct trampolines *tr, const struct tramp_region *region,
+		     unsigned elf_class, size_t nr_slots, uint64_t max_records);
+
+/* Saves the region's bytes, then writes the template and an empty batch. */
+int trampolines_install(struct trampolines *tr, const struct guest_mem *gm);
+
+/*
+ * Points site s at the trampoline (at its own oneshot slot when oneshot).
+ * False when it cannot: the site's physical-to-virtual offset differs from
+ * the region's (a rel32 would not reach it in every phase), it is out of
+ * rel32 reach, or the slots ran out. s then stays an int3.
+ */
+bool trampolines_route(struct trampolines *tr, struct patched_site *s, bool oneshot,
+		       const struct guest_mem *gm);
+
+/*
+ * The batch's filled records, or NULL and *n = 0 when the header is not
+ * what we wrote (*corrupt set then). Read them, then call
+ * trampolines_batch_reset().
+ */
+const struct et_ring_record *trampolines_batch(struct trampolines *tr,
+					       const struct guest_mem *gm, uint64_t *n,
+					       bool *corrupt);
+
+/* Empties the batch and lets it hold `capacity` records (at most what
+ * fits) before the next drain. */
+void trampolines_batch_reset(struct trampolines *tr, const struct guest_mem *gm,
+			     uint64_t capacity);
+
+/* Puts the region's own bytes back (call once no site points here). */
+void trampolines_remove(struct trampolines *tr, const struct guest_mem *gm);
+
+void trampolines_free(struct trampolines *tr);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VMM_TRACE_TRAMPOLINES_H */
