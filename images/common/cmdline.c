@@ -90,6 +90,8 @@ static void apply_word(struct word w, struct boot_opts *opts)
 			opts->trace_ring = true;
 		else
 			bad_word(w);
+	} else if (word_is(w, "regcheck")) {
+		opts->regcheck = true;
 	}
 }
 

@@ -19,6 +19,7 @@ struct boot_opts {
 	enum crash_mode crash;
 	bool reboot_kbd;	/* reboot=kbd: i8042 reset instead of debug exit */
 	bool trace_ring;	/* trace=ring: take tracing over with guestlib */
+	bool regcheck;		/* regcheck: check registers survive a site */
 };
 
 /* Parses at most max bytes of s (stops at NUL). Unknown words are ignored,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The i386 test kernel: the call tree once with paging off ("prepaging"),
- * then once with paging on, executing at the higher-half alias ("paging").
+ * then once with paging on, executing at the higher-half alias ("paging");
+ * with regcheck, the register check runs before the call tree in each.
  * With trace=ring it runs, with paging off, the two phases around the
  * guestlib handoff instead ("early", then "ring"; common/tracering.c).
  */
@@ -12,6 +13,7 @@
 #include "compiler.h"
 #include "paging.h"
 #include "print.h"
+#include "regcheck.h"
 #include "tracering.h"
 
 __noreturn void boot_main(uint32_t start_info_pa);
@@ -19,6 +21,8 @@ __noreturn void boot_main(uint32_t start_info_pa);
 /* Entered only through its alias at KERNEL_ALIAS_BASE + physical address. */
 __traced_fn __noreturn static void paging_main(void)
 {
+	if (boot_options()->regcheck)
+		regcheck_run("paging");
 	calltree_run("paging");
 	boot_end();
 }
@@ -33,6 +37,8 @@ void boot_main(uint32_t start_info_pa)
 		tracering_run(0);
 		boot_end();
 	}
+	if (boot_options()->regcheck)
+		regcheck_run("prepaging");
 	calltree_run("prepaging");
 
 	if (!paging_enable()) {

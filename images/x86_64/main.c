@@ -3,8 +3,9 @@
  * The x86_64 test kernel: entry.S reaches long mode by either boot protocol
  * and calls boot_main (PVH) or boot_main_linux64 (Linux 64-bit boot
  * protocol) at its higher-half address, where the call tree runs once
- * ("longmode"), or, with trace=ring, twice around the guestlib handoff
- * ("early", then "ring"; common/tracering.c).
+ * ("longmode"; with regcheck, after the register check), or, with
+ * trace=ring, twice around the guestlib handoff ("early", then "ring";
+ * common/tracering.c).
  */
 #include <stdint.h>
 
@@ -12,6 +13,7 @@
 #include "calltree.h"
 #include "compiler.h"
 #include "layout.h"
+#include "regcheck.h"
 #include "tracering.h"
 
 __noreturn void boot_main(uint32_t start_info_pa);
@@ -25,6 +27,8 @@ __traced_fn __noreturn static void longmode_main(void)
 		tracering_run(-(int64_t)KERNEL_VIRT_BASE);
 		boot_end();
 	}
+	if (boot_options()->regcheck)
+		regcheck_run("longmode");
 	calltree_run("longmode");
 	boot_end();
 }

@@ -12,7 +12,10 @@
 
 #include "tests/boot/vmm_process.h"
 #include "tests/shim/earlytrace_shim.h"
+#include "tests/fixtures.h"
+#include "vmm/symbols/symbols.h"
 #include "vmm/trace/trace_file.h"
+#include "vmm/trace/tramp_region.h"
 
 namespace {
 
@@ -70,13 +73,29 @@ VmmResult trace_image(const char *arch, const std::string &out, std::vector<std:
 	return run_vmm(args);
 }
 
+// The tests that must hold in both ways of seeing calls.
+class TraceInMode : public ::testing::TestWithParam<const char *> {
+protected:
+	VmmResult trace(const char *arch, const std::string &out, std::vector<std::string> extra)
+	{
+		extra.insert(extra.begin(), { "--mode", GetParam() });
+		return trace_image(arch, out, extra);
+	}
+	unsigned source() const
+	{
+		return std::string(GetParam()) == "int3" ? ET_REC_SRC_BREAKPOINT : ET_REC_SRC_TRAMPOLINE;
+	}
+};
+
+INSTANTIATE_TEST_SUITE_P(Modes, TraceInMode, ::testing::Values("int3", "trampoline"));
+
 } // namespace
 
-TEST(Trace, EveryCallOfTheCallTreeIsRecorded)
+TEST_P(TraceInMode, EveryCallOfTheCallTreeIsRecorded)
 {
 	REQUIRE_KVM();
 	std::string out = temp_path("x86_64.trace");
-	VmmResult r = trace_image("x86_64", out, { "--filter", "ct_*" });
+	VmmResult r = trace("x86_64", out, { "--filter", "ct_*" });
 	ASSERT_EQ(r.status, 0) << r.err;
 	Trace t = read_trace(out);
 	ASSERT_EQ(t.error, "");
@@ -87,7 +106,7 @@ TEST(Trace, EveryCallOfTheCallTreeIsRecorded)
 	EXPECT_EQ(t.calls["ct_leaf"], 512);
 	EXPECT_EQ(t.calls["ct_fib"], 268);
 	EXPECT_EQ(t.events.size(), 816u);
-	EXPECT_EQ(t.by_source[ET_REC_SRC_BREAKPOINT], 816);
+	EXPECT_EQ(t.by_source[source()], 816);
 	EXPECT_EQ(t.dropped, 0u);
 	// Parents come from the guest stack.
 	EXPECT_EQ(t.parent["ct_leaf"], "ct_branch");
@@ -99,11 +118,11 @@ TEST(Trace, EveryCallOfTheCallTreeIsRecorded)
 	remove(out.c_str());
 }
 
-TEST(Trace, I386BeforePagingAndAtTheHigherHalfAlias)
+TEST_P(TraceInMode, I386BeforePagingAndAtTheHigherHalfAlias)
 {
 	REQUIRE_KVM();
 	std::string out = temp_path("i386.trace");
-	VmmResult r = trace_image("i386", out, { "--filter", "ct_*" });
+	VmmResult r = trace("i386", out, { "--filter", "ct_*" });
 	ASSERT_EQ(r.status, 0) << r.err;
 	Trace t = read_trace(out);
 	ASSERT_EQ(t.error, "");
@@ -116,11 +135,11 @@ TEST(Trace, I386BeforePagingAndAtTheHigherHalfAlias)
 	remove(out.c_str());
 }
 
-TEST(Trace, AllSitesWithoutAFilter)
+TEST_P(TraceInMode, AllSitesWithoutAFilter)
 {
 	REQUIRE_KVM();
 	std::string out = temp_path("all.trace");
-	VmmResult r = trace_image("x86_64", out, {});
+	VmmResult r = trace("x86_64", out, {});
 	ASSERT_EQ(r.status, 0) << r.err;
 	Trace t = read_trace(out);
 	EXPECT_EQ(t.calls["ct_leaf"], 512);
@@ -130,11 +149,11 @@ TEST(Trace, AllSitesWithoutAFilter)
 	remove(out.c_str());
 }
 
-TEST(Trace, OneshotRecordsEachFunctionOnce)
+TEST_P(TraceInMode, OneshotRecordsEachFunctionOnce)
 {
 	REQUIRE_KVM();
 	std::string out = temp_path("oneshot.trace");
-	VmmResult r = trace_image("x86_64", out, { "--filter", "ct_*", "--oneshot" });
+	VmmResult r = trace("x86_64", out, { "--filter", "ct_*", "--oneshot" });
 	ASSERT_EQ(r.status, 0) << r.err;
 	Trace t = read_trace(out);
 	EXPECT_EQ(t.events.size(), 4u);
@@ -143,16 +162,16 @@ TEST(Trace, OneshotRecordsEachFunctionOnce)
 	remove(out.c_str());
 }
 
-TEST(Trace, MaxEventsAndUntilEndTheRun)
+TEST_P(TraceInMode, MaxEventsAndUntilEndTheRun)
 {
 	REQUIRE_KVM();
 	std::string out = temp_path("max.trace");
-	VmmResult r = trace_image("x86_64", out, { "--filter", "ct_*", "--max-events", "100" });
+	VmmResult r = trace("x86_64", out, { "--filter", "ct_*", "--max-events", "100" });
 	EXPECT_EQ(r.status, 0) << r.err;
 	EXPECT_EQ(r.out.find("done"), std::string::npos); // the guest did not finish
 	EXPECT_EQ(read_trace(out).events.size(), 100u);
 
-	r = trace_image("x86_64", out, { "--filter", "ct_*", "--until", "ct_fib" });
+	r = trace("x86_64", out, { "--filter", "ct_*", "--until", "ct_fib" });
 	EXPECT_EQ(r.status, 0) << r.err;
 	Trace t = read_trace(out);
 	// The first root runs its 8 branches of 16 leaves, then calls ct_fib.
@@ -162,12 +181,12 @@ TEST(Trace, MaxEventsAndUntilEndTheRun)
 	remove(out.c_str());
 }
 
-TEST(Trace, FullBufferDropsAreCountedExactly)
+TEST_P(TraceInMode, FullBufferDropsAreCountedExactly)
 {
 	REQUIRE_KVM();
 	std::string out = temp_path("small.trace");
 	// 100 events of 32 bytes.
-	VmmResult r = trace_image("x86_64", out, { "--filter", "ct_*", "--buf-size", "3200B" });
+	VmmResult r = trace("x86_64", out, { "--filter", "ct_*", "--buf-size", "3200B" });
 	ASSERT_EQ(r.status, 0) << r.err;
 	Trace t = read_trace(out);
 	EXPECT_EQ(t.events.size(), 100u);
@@ -175,7 +194,7 @@ TEST(Trace, FullBufferDropsAreCountedExactly)
 	EXPECT_NE(r.err.find("716 dropped"), std::string::npos) << r.err;
 
 	// A flight recorder keeps the newest 100: the last calls of the tree.
-	r = trace_image("x86_64", out, { "--filter", "ct_*", "--buf-size", "3200B", "--overflow", "overwrite" });
+	r = trace("x86_64", out, { "--filter", "ct_*", "--buf-size", "3200B", "--overflow", "overwrite" });
 	ASSERT_EQ(r.status, 0) << r.err;
 	t = read_trace(out);
 	EXPECT_EQ(t.events.size(), 100u);
@@ -208,12 +227,12 @@ TEST(Trace, BadTraceOptions)
 // guestlib's handoff: the VMM restores its sites, copies its events into
 // the guest's ring, and the guest records from then on. Every call is in
 // the trace exactly once, on one clock, with nothing dropped.
-TEST(Trace, HandoffToTheGuestRingLosesAndDuplicatesNothing)
+TEST_P(TraceInMode, HandoffToTheGuestRingLosesAndDuplicatesNothing)
 {
 	REQUIRE_KVM();
 	for (const char *arch : { "x86_64", "i386" }) {
 		std::string out = temp_path(std::string(arch) + "-ring.trace");
-		VmmResult r = trace_image(arch, out, { "--append", "trace=ring exit=0" });
+		VmmResult r = trace(arch, out, { "--append", "trace=ring exit=0" });
 		ASSERT_EQ(r.status, 0) << arch << r.err;
 		EXPECT_NE(r.out.find("ring: handoff result=0"), std::string::npos) << r.out;
 		// The guest sees the VMM's early calls in its ring...
@@ -224,17 +243,17 @@ TEST(Trace, HandoffToTheGuestRingLosesAndDuplicatesNothing)
 
 		Trace t = read_trace(out);
 		ASSERT_EQ(t.error, "");
-		// Both phases (early: breakpoints, ring: the guest), once each.
+		// Both phases (early: the VMM, ring: the guest), once each.
 		EXPECT_EQ(t.calls["ct_leaf"], 2 * 512);
 		EXPECT_EQ(t.calls["ct_fib"], 2 * 268);
-		EXPECT_GT(t.by_source[ET_REC_SRC_BREAKPOINT], 816);
+		EXPECT_GT(t.by_source[source()], 816);
 		EXPECT_GT(t.by_source[ET_REC_SRC_GUEST], 816);
 		EXPECT_EQ(t.dropped, 0u);
 		bool handoff_mark = false;
 		for (const auto &m : t.marks)
 			handoff_mark |= m.find("handoff: guest ring") != std::string::npos;
 		EXPECT_TRUE(handoff_mark);
-		// One clock: breakpoint events, then guest events, all in order.
+		// One clock: the VMM's events, then the guest's, all in order.
 		for (size_t i = 1; i < t.events.size(); i++)
 			ASSERT_LE(t.events[i - 1].tsc, t.events[i].tsc) << arch << " event " << i;
 		EXPECT_NE(r.err.find("handoff: guest ring"), std::string::npos) << r.err;
@@ -252,4 +271,103 @@ TEST(Trace, WithoutAnOutputFileTheTraceIsPrinted)
 	std::regex line("<idle>-0 +\\[000\\] d\\.\\.\\.\\. +[0-9]+\\.[0-9]{6}: ct_root <-calltree_run");
 	auto begin = std::sregex_iterator(r.out.begin(), r.out.end(), line);
 	EXPECT_EQ(std::distance(begin, std::sregex_iterator()), 4) << r.out;
+}
+
+// Trampolines see exactly what breakpoints see: the same calls, parents
+// and order, in every phase, across batch drains (an odd batch size so
+// drains land mid-phase) and across the handoff.
+TEST(TraceModes, BreakpointsAndTrampolinesRecordTheSameSequence)
+{
+	REQUIRE_KVM();
+	const std::vector<std::vector<std::string>> configs = {
+		{},
+		{ "--append", "trace=ring exit=0" },
+		{ "--oneshot" },
+	};
+	for (const char *arch : { "x86_64", "i386" }) {
+		for (const auto &extra : configs) {
+			std::string a = temp_path("int3.trace"), b = temp_path("tramp.trace");
+			std::vector<std::string> x = extra;
+			x.insert(x.end(), { "--mode", "int3" });
+			VmmResult r1 = trace_image(arch, a, x);
+			x = extra;
+			x.insert(x.end(), { "--mode", "trampoline", "--batch-events", "37" });
+			VmmResult r2 = trace_image(arch, b, x);
+			ASSERT_EQ(r1.status, 0) << r1.err;
+			ASSERT_EQ(r2.status, 0) << r2.err;
+			EXPECT_EQ(r2.err.find("using breakpoints"), std::string::npos) << r2.err;
+			Trace t1 = read_trace(a), t2 = read_trace(b);
+			std::string what = std::string(arch) + (extra.empty() ? "" : " " + extra.back());
+			ASSERT_EQ(t1.events.size(), t2.events.size()) << what;
+			ASSERT_GT(t1.events.size(), 0u);
+			for (size_t i = 0; i < t1.events.size(); i++) {
+				const et_ring_record &e1 = t1.events[i], &e2 = t2.events[i];
+				ASSERT_EQ(e1.ip, e2.ip) << what << " event " << i;
+				ASSERT_EQ(e1.parent_ip, e2.parent_ip) << what << " event " << i;
+				ASSERT_EQ(e1.cpu, e2.cpu);
+				ASSERT_EQ(e1.kind, e2.kind);
+			}
+			for (size_t i = 1; i < t2.events.size(); i++)
+				ASSERT_LE(t2.events[i - 1].tsc, t2.events[i].tsc) << what << " event " << i;
+			EXPECT_EQ(t2.by_source[ET_REC_SRC_BREAKPOINT], 0) << what;
+			EXPECT_GT(t2.by_source[ET_REC_SRC_TRAMPOLINE], 0) << what;
+			EXPECT_EQ(t1.by_source[ET_REC_SRC_TRAMPOLINE], 0) << what;
+			EXPECT_EQ(t1.dropped + t2.dropped, 0u);
+			// More than one batch: the drain protocol ran.
+			if (extra.empty()) {
+				std::smatch m;
+				ASSERT_TRUE(std::regex_search(r2.err, m, std::regex("(\\d+) drains \\((\\d+) asked")))
+					<< r2.err;
+				EXPECT_GE(std::stol(m[2]), (long)(t2.events.size() / 37) - 1) << r2.err;
+			}
+			remove(a.c_str());
+			remove(b.c_str());
+		}
+	}
+}
+
+// No room for trampolines: --mode trampoline refuses, auto says so and
+// uses breakpoints.
+TEST(TraceModes, WithoutRoomTrampolineModeRefusesAndAutoFallsBack)
+{
+	REQUIRE_KVM();
+	std::vector<uint8_t> bytes = read_file_bytes(image("x86_64"));
+	// Put an instruction in the middle of the reserved section.
+	struct kernel_image img = {};
+	ASSERT_EQ(kernel_image_parse(&img, bytes.data(), bytes.size(), "x"), 0);
+	struct symbols syms = {};
+	ASSERT_EQ(symbols_load(&syms, &img, nullptr), 0);
+	struct tramp_region region;
+	ASSERT_EQ(tramp_region_find(&region, &img, &syms), 0);
+	const uint8_t *p = kernel_image_vaddr_bytes(&img, region.vaddr + 100, 1, nullptr, nullptr);
+	ASSERT_NE(p, nullptr);
+	size_t off = (size_t)(p - img.data);
+	symbols_free(&syms);
+	kernel_image_close(&img);
+	bytes[off] = 0x90;
+	std::string kernel = temp_path("used-region.elf");
+	{
+		FILE *f = fopen(kernel.c_str(), "wb");
+		ASSERT_NE(f, nullptr);
+		ASSERT_EQ(fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());
+		fclose(f);
+	}
+	std::string out = temp_path("fallback.trace");
+	VmmResult r = run_vmm({ "trace", "--kernel", kernel, "--mem", "32M", "--mode", "trampoline",
+				"--output", out, "--timeout", "60" });
+	EXPECT_EQ(r.status, 1);
+	EXPECT_NE(r.err.find("--mode trampoline: section .earlytrace.trampolines is not unused"),
+		  std::string::npos)
+		<< r.err;
+	r = run_vmm({ "trace", "--kernel", kernel, "--mem", "32M", "--filter", "ct_*", "--output",
+		      out, "--timeout", "60" });
+	EXPECT_EQ(r.status, 0) << r.err;
+	EXPECT_NE(r.err.find("; using breakpoints"), std::string::npos) << r.err;
+	Trace t = read_trace(out);
+	EXPECT_EQ(t.by_source[ET_REC_SRC_BREAKPOINT], 816);
+	r = run_vmm({ "trace", "--kernel", kernel, "--mode", "sideways" });
+	EXPECT_EQ(r.status, 1);
+	EXPECT_NE(r.err.find("--mode: unknown mode 'sideways'"), std::string::npos) << r.err;
+	remove(kernel.c_str());
+	remove(out.c_str());
 }

@@ -116,6 +116,11 @@ std::string image(const char *arch)
 std::string temp_path(const std::string &name)
 {
 	const ::testing::TestInfo *info = ::testing::UnitTest::GetInstance()->current_test_info();
-	return ::testing::TempDir() + "earlytrace-" + std::to_string(getpid()) + "-" +
-	       info->name() + "-" + name;
+	std::string test = info->name(); // "Name/0" for parameterized tests
+
+	for (char &c : test)
+		if (c == '/')
+			c = '_';
+	return ::testing::TempDir() + "earlytrace-" + std::to_string(getpid()) + "-" + test + "-" +
+	       name;
 }

@@ -149,7 +149,8 @@ struct et_ring *et_trace_ring(void);
  *
  * The "#" ends gcc's own section flags in the assembler output (they would
  * say "aw", not executable), the same trick Linux once used for .data..page
- * sections. Nothing uses it yet.
+ * sections. The test kernels reserve 64 KiB (images/common/trampoline_area.c,
+ * placed by their kernel.ld).
  */
 #define ET_PAGE_SIZE 4096
 #define ET_TRAMPOLINE_REGION(name, bytes)                                              \
