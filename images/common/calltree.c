@@ -20,12 +20,14 @@
  *	ct_fib    = R * (2F(N+1)-1) = 268
  *	total                       = 816
  *
+ * The repeat=N knob runs the whole phase N times (for benchmarks).
  * Keep this comment, README.md and the constants in step.
  */
 #include "calltree.h"
 
 #include <stdint.h>
 
+#include "boot.h"
 #include "compiler.h"
 #include "print.h"
 
@@ -127,7 +129,9 @@ void calltree_run(const char *phase)
 {
 	for (int i = 0; i < CT_NR_FNS; i++)
 		ct_calls[i] = 0;
-	for (int i = 0; i < CT_ROUNDS; i++)
-		ct_root();
+	/* repeat=N (benchmarks): N times the calls, N times the counts. */
+	for (uint32_t r = 0; r < boot_options()->repeat; r++)
+		for (int i = 0; i < CT_ROUNDS; i++)
+			ct_root();
 	ct_report(phase);
 }

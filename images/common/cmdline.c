@@ -90,6 +90,9 @@ static void apply_word(struct word w, struct boot_opts *opts)
 			opts->trace_ring = true;
 		else
 			bad_word(w);
+	} else if (word_value(w, "repeat", &v)) {
+		if (!parse_u32(v, &opts->repeat) || opts->repeat == 0)
+			bad_word(w);
 	} else if (word_is(w, "regcheck")) {
 		opts->regcheck = true;
 	}
@@ -99,7 +102,7 @@ void cmdline_parse(const char *s, size_t max, struct boot_opts *opts)
 {
 	size_t i = 0;
 
-	*opts = (struct boot_opts){ .exit_status = 0, .crash = CRASH_NONE };
+	*opts = (struct boot_opts){ .exit_status = 0, .crash = CRASH_NONE, .repeat = 1 };
 	while (i < max && s[i]) {
 		struct word w;
 

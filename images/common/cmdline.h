@@ -20,6 +20,7 @@ struct boot_opts {
 	bool reboot_kbd;	/* reboot=kbd: i8042 reset instead of debug exit */
 	bool trace_ring;	/* trace=ring: take tracing over with guestlib */
 	bool regcheck;		/* regcheck: check registers survive a site */
+	uint32_t repeat;	/* repeat=N: each phase runs the call tree N times */
 };
 
 /* Parses at most max bytes of s (stops at NUL). Unknown words are ignored,
