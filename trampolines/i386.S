@@ -60,11 +60,9 @@
 	popfl
 .endm
 
-	.balign 64
+	.balign 4096
 	.globl	et_tramp32_start
 et_tramp32_start:
-batch32:
-	.skip	ET_TB_HEADER_SIZE
 
 	.globl	et_tramp32_record
 et_tramp32_record:
@@ -91,7 +89,17 @@ et_tramp32_oneshot:
 	ret
 2:	DRAIN	1b
 
-	.balign	64
+/*
+ * The batch lives on its own page after the code: a store to a page the
+ * CPU is executing from is self-modifying code to it (a pipeline flush on
+ * real hardware, a re-decode under emulating KVMs), and the trampoline
+ * stores on every call.
+ */
+	.balign	4096
+batch32:
+	.globl	et_tramp32_header
+et_tramp32_header:
+	.skip	ET_TB_HEADER_SIZE
 	.globl	et_tramp32_end
 et_tramp32_end:
 records32:

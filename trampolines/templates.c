@@ -3,9 +3,9 @@
 
 /* Symbols of the assembled templates (in the VMM's read-only data). */
 extern const uint8_t et_tramp64_start[], et_tramp64_record[], et_tramp64_oneshot[],
-	et_tramp64_end[];
+	et_tramp64_header[], et_tramp64_end[];
 extern const uint8_t et_tramp32_start[], et_tramp32_record[], et_tramp32_oneshot[],
-	et_tramp32_end[];
+	et_tramp32_header[], et_tramp32_end[];
 
 const struct tramp_template *tramp_template_for(unsigned elf_class)
 {
@@ -16,6 +16,7 @@ const struct tramp_template *tramp_template_for(unsigned elf_class)
 			.arch = "x86_64",
 			.bytes = et_tramp64_start,
 			.size = (size_t)(et_tramp64_end - et_tramp64_start),
+			.header = (size_t)(et_tramp64_header - et_tramp64_start),
 			.record_entry = (size_t)(et_tramp64_record - et_tramp64_start),
 			.oneshot_entry = (size_t)(et_tramp64_oneshot - et_tramp64_start),
 			.word_bytes = 8,
@@ -27,6 +28,7 @@ const struct tramp_template *tramp_template_for(unsigned elf_class)
 			.arch = "i386",
 			.bytes = et_tramp32_start,
 			.size = (size_t)(et_tramp32_end - et_tramp32_start),
+			.header = (size_t)(et_tramp32_header - et_tramp32_start),
 			.record_entry = (size_t)(et_tramp32_record - et_tramp32_start),
 			.oneshot_entry = (size_t)(et_tramp32_oneshot - et_tramp32_start),
 			.word_bytes = 4,

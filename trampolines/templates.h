@@ -2,8 +2,9 @@
 /*
  * The trampoline templates (x86_64.S, i386.S) as the VMM sees them: byte
  * blobs to copy into guest memory, with their entry points as offsets.
- * Every blob starts with room for a struct et_tramp_batch and ends where
- * the batch's record array must start.
+ * Every blob is page-aligned code followed, on its own page, by room for
+ * a struct et_tramp_batch; it ends where the batch's record array must
+ * start.
  */
 #ifndef TRAMPOLINES_TEMPLATES_H
 #define TRAMPOLINES_TEMPLATES_H
@@ -18,7 +19,8 @@ extern "C" {
 struct tramp_template {
 	const char *arch;
 	const uint8_t *bytes;
-	size_t size;	       /* header and code; records follow */
+	size_t size;	       /* code and header; records follow */
+	size_t header;	       /* offset of the batch header (page-aligned) */
 	size_t record_entry;   /* offset of the plain record trampoline */
 	size_t oneshot_entry;  /* offset of the oneshot trampoline */
 	unsigned word_bytes;   /* 8 or 4: how wide ip and parent ip are */

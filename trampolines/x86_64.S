@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * x86-64 trampoline templates. The VMM copies the bytes between
- * et_tramp64_start and et_tramp64_end into guest memory (a 64-byte batch
- * header, then the code; see vmm/trace/trampolines.c) and turns every
+ * et_tramp64_start and et_tramp64_end into guest memory (the code, then on
+ * the next page the 64-byte batch header; see vmm/trace/trampolines.c),
+ * puts the records after them, and turns every
  * selected fentry site into `call et_tramp64_record`. The code is
  * position-independent: it finds the header rip-relatively, so the same
  * bytes work wherever they run. This file is assembled into the VMM as
@@ -32,8 +33,8 @@
 
 /* Records one event into the batch at %rsi, or jumps to `full`. `extra`
  * is how many bytes sit between the saved registers and the site's return
- * address. The records follow the code (see `records` below), so a record
- * is addressed from the header without loading the offset. */
+ * address. The records follow the header (see `records` below), so a
+ * record is addressed from the header without loading the offset. */
 .macro RECORD extra, full
 	mov	ET_TB_OFF_COUNT(%rsi), %rcx
 	cmp	ET_TB_OFF_CAPACITY(%rsi), %rcx
@@ -74,11 +75,9 @@
 	popfq
 .endm
 
-	.balign 64
+	.balign 4096
 	.globl	et_tramp64_start
 et_tramp64_start:
-batch:
-	.skip	ET_TB_HEADER_SIZE
 
 /* `call et_tramp64_record` at a site: records the call, returns past it. */
 	.globl	et_tramp64_record
@@ -114,7 +113,17 @@ et_tramp64_oneshot:
 2:	DRAIN	1b
 
 /* The record array starts here; the VMM sizes it. */
-	.balign	64
+/*
+ * The batch lives on its own page after the code: a store to a page the
+ * CPU is executing from is self-modifying code to it (a pipeline flush on
+ * real hardware, a re-decode under emulating KVMs), and the trampoline
+ * stores on every call.
+ */
+	.balign	4096
+batch:
+	.globl	et_tramp64_header
+et_tramp64_header:
+	.skip	ET_TB_HEADER_SIZE
 	.globl	et_tramp64_end
 et_tramp64_end:
 records:

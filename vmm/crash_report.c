@@ -90,7 +90,7 @@ void crash_report(struct vcpu *vcpu, const char *what, FILE *out)
 
 	fprintf(out, "earlytrace: guest stopped: %s\n", what);
 	exit_details(vcpu->run, out);
-	if (ioctl(vcpu->fd, KVM_GET_REGS, &r) < 0 || ioctl(vcpu->fd, KVM_GET_SREGS, &s) < 0) {
+	if (vcpu_get_regs(vcpu, &r, &s) < 0) {
 		fprintf(out, "  (registers unavailable)\n");
 		return;
 	}

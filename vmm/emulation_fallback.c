@@ -39,7 +39,7 @@ static bool inject_exception(struct vcpu *vcpu, unsigned vector)
 static bool skip(struct vcpu *vcpu, struct kvm_regs *regs, unsigned len)
 {
 	regs->rip += len;
-	return ioctl(vcpu->fd, KVM_SET_REGS, regs) == 0;
+	return vcpu_set_regs(vcpu, regs) == 0;
 }
 
 /* Writes len bytes at a linear address, page by page. */
@@ -160,7 +160,7 @@ bool emulation_fallback(struct vcpu *vcpu)
 	bool done;
 
 	if (vcpu->run->internal.suberror != KVM_INTERNAL_ERROR_EMULATION ||
-	    ioctl(vcpu->fd, KVM_GET_REGS, &regs) < 0 || ioctl(vcpu->fd, KVM_GET_SREGS, &sregs) < 0)
+	    vcpu_get_regs(vcpu, &regs, &sregs) < 0)
 		return false;
 	/* Our own walk: no KVM_TRANSLATE round trip on every breakpoint hit. */
 	pg = x86_paging_from_sregs(&sregs);

@@ -54,8 +54,7 @@ static bool deliver_bp(struct vcpu *vcpu, struct kvm_regs *regs)
 	struct kvm_vcpu_events events;
 
 	regs->rip += 1;
-	if (ioctl(vcpu->fd, KVM_SET_REGS, regs) < 0 ||
-	    ioctl(vcpu->fd, KVM_GET_VCPU_EVENTS, &events) < 0)
+	if (vcpu_set_regs(vcpu, regs) < 0 || ioctl(vcpu->fd, KVM_GET_VCPU_EVENTS, &events) < 0)
 		return false;
 	events.exception.injected = 1;
 	events.exception.nr = X86_VECTOR_BP;
@@ -82,8 +81,7 @@ bool guest_debug_handle_exit(struct vcpu *vcpu)
 		struct kvm_regs regs;
 		struct kvm_sregs sregs;
 
-		if (ioctl(vcpu->fd, KVM_GET_REGS, &regs) < 0 ||
-		    ioctl(vcpu->fd, KVM_GET_SREGS, &sregs) < 0)
+		if (vcpu_get_regs(vcpu, &regs, &sregs) < 0)
 			return false;
 		return guest_debug_int3(vcpu, &regs, &sregs);
 	}

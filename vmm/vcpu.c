@@ -58,6 +58,9 @@ int vcpu_create(struct vcpu *vcpu, struct vm *vm, unsigned id, const struct cpu_
 		return -1;
 	}
 	vcpu->run = run;
+	vcpu->sync_regs = (ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_SYNC_REGS) &
+			   (KVM_SYNC_X86_REGS | KVM_SYNC_X86_SREGS)) ==
+			  (KVM_SYNC_X86_REGS | KVM_SYNC_X86_SREGS);
 	if (setup_cpuid(vcpu, model)) {
 		vcpu_destroy(vcpu);
 		return -1;
@@ -199,9 +202,35 @@ static int dispatch_exit(struct vcpu *vcpu)
 	}
 }
 
+int vcpu_get_regs(struct vcpu *vcpu, struct kvm_regs *regs, struct kvm_sregs *sregs)
+{
+	if (vcpu->regs_synced) {
+		*regs = vcpu->run->s.regs.regs;
+		if (sregs)
+			*sregs = vcpu->run->s.regs.sregs;
+		return 0;
+	}
+	if (ioctl(vcpu->fd, KVM_GET_REGS, regs) < 0)
+		return -1;
+	return sregs && ioctl(vcpu->fd, KVM_GET_SREGS, sregs) < 0 ? -1 : 0;
+}
+
+int vcpu_set_regs(struct vcpu *vcpu, const struct kvm_regs *regs)
+{
+	if (vcpu->regs_synced) {
+		vcpu->run->s.regs.regs = *regs;
+		vcpu->run->kvm_dirty_regs |= KVM_SYNC_X86_REGS;
+		return 0;
+	}
+	return ioctl(vcpu->fd, KVM_SET_REGS, regs) < 0 ? -1 : 0;
+}
+
 int vcpu_run(struct vcpu *vcpu)
 {
 	while (vm_stop_reason(vcpu->vm) == VM_STOP_NONE) {
+		if (vcpu->sync_regs)
+			vcpu->run->kvm_valid_regs = KVM_SYNC_X86_REGS | KVM_SYNC_X86_SREGS;
+		vcpu->regs_synced = false;
 		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
 			if (errno == EINTR || errno == EAGAIN) {
 				vcpu->run->immediate_exit = 0;
@@ -212,6 +241,7 @@ int vcpu_run(struct vcpu *vcpu)
 			return -1;
 		}
 		vcpu->nr_exits++;
+		vcpu->regs_synced = vcpu->sync_regs;
 		if (dispatch_exit(vcpu))
 			return -1;
 	}

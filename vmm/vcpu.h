@@ -30,6 +30,8 @@ struct vcpu {
 	int debug_io; /* log accesses no device claims */
 	uint64_t nr_emulation_fallbacks; /* instructions the KVM left to us */
 	struct guest_debug debug;	 /* breakpoints the VMM placed */
+	bool sync_regs;	 /* KVM_CAP_SYNC_REGS: registers come with each exit */
+	bool regs_synced; /* run->s.regs holds this exit's registers */
 };
 
 int vcpu_create(struct vcpu *vcpu, struct vm *vm, unsigned id, const struct cpu_model *model);
@@ -46,6 +48,19 @@ int vcpu_set_boot_state(struct vcpu *vcpu, const struct kvm_regs *regs,
  * stderr and stop the VM with VM_STOP_GUEST_CRASH.
  */
 int vcpu_run(struct vcpu *vcpu);
+
+/*
+ * The registers at the current exit. With KVM_CAP_SYNC_REGS they come in
+ * the run structure with the exit, so reading and changing them costs no
+ * system call (each register ioctl is microseconds on nested KVMs, and a
+ * breakpoint exit needs three); otherwise KVM_GET_REGS/SREGS. sregs may
+ * be NULL. 0, or -1 with errno set.
+ */
+int vcpu_get_regs(struct vcpu *vcpu, struct kvm_regs *regs, struct kvm_sregs *sregs);
+
+/* Sets the general registers for the next KVM_RUN (no ioctl with sync
+ * regs). 0, or -1 with errno set. */
+int vcpu_set_regs(struct vcpu *vcpu, const struct kvm_regs *regs);
 
 /* Makes a KVM_RUN in progress (or the next one) return at once; safe in a
  * signal handler. */

@@ -62,9 +62,10 @@ TEST(TrampolineTemplates, RecordingPathIsShortAndExitFree)
 			EXPECT_NE(m, "out") << t->arch << ": an exit on the recording path";
 			EXPECT_NE(m, "int3") << t->arch;
 		}
-		// Room for the header, and the records start 64-aligned.
-		EXPECT_GE(t->record_entry, sizeof(struct et_tramp_batch));
-		EXPECT_EQ(t->size % 64, 0u);
+		// Code, then the header on a page of its own, then the records.
+		EXPECT_LT(t->oneshot_entry, t->header);
+		EXPECT_EQ(t->header % 4096, 0u);
+		EXPECT_EQ(t->size, t->header + sizeof(struct et_tramp_batch));
 	}
 	EXPECT_EQ(tramp_template_for(16), nullptr);
 }
@@ -213,13 +214,11 @@ TEST_F(TrampolineLayout, PlansInstallsAndRoutes)
 	EXPECT_EQ(tr.capacity, (region.size - t->size) / 32);
 	ASSERT_EQ(trampolines_install(&tr, &mem), 0);
 
-	auto *b = static_cast<struct et_tramp_batch *>(guest_mem_ptr(&mem, tr.base, 64));
+	auto *b = static_cast<struct et_tramp_batch *>(guest_mem_ptr(&mem, tr.base + t->header, 64));
 	EXPECT_EQ(b->magic, ET_TB_MAGIC);
-	EXPECT_EQ(b->records, t->size);
+	EXPECT_EQ(b->records, 64u);
 	EXPECT_EQ(b->count, 0u);
-	EXPECT_EQ(memcmp(guest_mem_ptr(&mem, tr.base + 64, t->size - 64), t->bytes + 64,
-			 t->size - 64),
-		  0);
+	EXPECT_EQ(memcmp(guest_mem_ptr(&mem, tr.base, t->header), t->bytes, t->header), 0);
 
 	struct patched_site s = site(0x100000);
 	ASSERT_TRUE(trampolines_route(&tr, &s, false, &mem));
@@ -256,6 +255,7 @@ TEST_F(TrampolineLayout, OneshotSlotsCallTheOneshotEntryAndKeepTheOriginalBytes)
 	EXPECT_EQ(memcmp(p + 5, b.orig, 5), 0);
 	// Slots sit after the records, inside the region.
 	EXPECT_GE(tr.slots_paddr, tr.base + tr.tpl->size + tr.capacity * 32);
+	EXPECT_EQ(tr.slots_paddr % 4096, 0u) << "slots are code: a page apart from the records";
 	EXPECT_LE(tr.slots_paddr + 2 * TRAMP_SLOT_BYTES, region.paddr + region.size);
 }
 
@@ -278,7 +278,7 @@ TEST_F(TrampolineLayout, ABatchTheGuestOverwroteIsRefused)
 {
 	ASSERT_EQ(trampolines_plan(&tr, &region, 64, 0, 0), 0);
 	ASSERT_EQ(trampolines_install(&tr, &mem), 0);
-	auto *b = static_cast<struct et_tramp_batch *>(guest_mem_ptr(&mem, tr.base, 64));
+	auto *b = static_cast<struct et_tramp_batch *>(guest_mem_ptr(&mem, tr.base + tr.tpl->header, 64));
 	uint64_t n;
 	bool corrupt;
 
@@ -299,7 +299,7 @@ TEST_F(TrampolineLayout, ABatchTheGuestOverwroteIsRefused)
 
 	// A reset rewrites the header and empties the batch.
 	trampolines_batch_reset(&tr, &mem, tr.capacity * 2);
-	EXPECT_EQ(b->records, tr.tpl->size);
+	EXPECT_EQ(b->records, 64u);
 	EXPECT_EQ(b->capacity, tr.capacity);
 	EXPECT_EQ(b->count, 0u);
 }

@@ -138,7 +138,7 @@ static bool on_int3(void *ctx, struct vcpu *vcpu, struct kvm_regs *regs,
 		return false;
 	record_call(t, vcpu, site, regs, sregs, &pg);
 	regs->rip += SITE_LEN;
-	if (ioctl(vcpu->fd, KVM_SET_REGS, regs) < 0)
+	if (vcpu_set_regs(vcpu, regs) < 0)
 		vm_request_stop(&t->m->vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
 	return true;
 }
@@ -156,8 +156,7 @@ static void on_until(void *ctx, struct vcpu *vcpu, unsigned slot)
 	(void)slot;
 	if (t->capturing)
 		tramp_mode_drain(t);
-	if (t->capturing && ioctl(vcpu->fd, KVM_GET_REGS, &regs) == 0 &&
-	    ioctl(vcpu->fd, KVM_GET_SREGS, &sregs) == 0) {
+	if (t->capturing && vcpu_get_regs(vcpu, &regs, &sregs) == 0) {
 		struct x86_paging pg = x86_paging_from_sregs(&sregs);
 		struct patched_site *site = site_at_rip(t, &regs, &sregs, &pg);
 
@@ -364,6 +363,8 @@ int tracer_finish(struct tracer *t)
 			" drains (%" PRIu64 " asked for by the guest)\n",
 			t->tramp.region.desc, t->tramp.capacity, t->tramp.drains,
 			t->tramp.full_drains);
+	/* Hardware-independent cost: exits per event is what modes differ in. */
+	fprintf(stderr, "earlytrace: vm exits: %" PRIu64 "\n", t->m->vcpu.nr_exits);
 	if (t->patches.refused || t->patches.modified_by_guest)
 		fprintf(stderr,
 			"earlytrace: trace: %zu sites not patched (bytes differed), %zu not restored "

@@ -8,11 +8,12 @@
 #include "vmm/error.h"
 
 #define RECORD_BYTES sizeof(struct et_ring_record)
+#define PAGE 4096
 
 int trampolines_plan(struct trampolines *tr, const struct tramp_region *region,
 		     unsigned elf_class, size_t nr_slots, uint64_t max_records)
 {
-	uint64_t end = region->paddr + region->size, records, room;
+	uint64_t end = region->paddr + region->size, records, room, slot_room;
 
 	memset(tr, 0, sizeof(*tr));
 	tr->tpl = tramp_template_for(elf_class);
@@ -20,25 +21,28 @@ int trampolines_plan(struct trampolines *tr, const struct tramp_region *region,
 		return et_error("no trampoline template for %u-bit kernels", elf_class);
 	tr->region = *region;
 	tr->virt_offset = region->vaddr - region->paddr;
-	tr->base = (region->paddr + 63) & ~(uint64_t)63;
+	tr->base = (region->paddr + PAGE - 1) & ~(uint64_t)(PAGE - 1); /* code on its own pages */
 	records = tr->base + tr->tpl->size;
 	room = records < end ? end - records : 0;
-	if (nr_slots > room / TRAMP_SLOT_BYTES ||
-	    (room - nr_slots * TRAMP_SLOT_BYTES) / RECORD_BYTES < TRAMP_MIN_RECORDS)
+	/* Slots are code: they start on a page of their own, after the
+	 * records (up to a page of padding). */
+	slot_room = nr_slots ? nr_slots * TRAMP_SLOT_BYTES + PAGE : 0;
+	if (nr_slots > room / TRAMP_SLOT_BYTES || slot_room > room ||
+	    (room - slot_room) / RECORD_BYTES < TRAMP_MIN_RECORDS)
 		return et_error("%s holds too little: %" PRIu64 " bytes for the code, %zu oneshot "
 				"slots and at least %d records",
 				region->desc, region->size, nr_slots, TRAMP_MIN_RECORDS);
-	tr->capacity = (room - nr_slots * TRAMP_SLOT_BYTES) / RECORD_BYTES;
+	tr->capacity = (room - slot_room) / RECORD_BYTES;
 	if (max_records && max_records < tr->capacity)
 		tr->capacity = max_records;
 	tr->nr_slots = nr_slots;
-	tr->slots_paddr = records + tr->capacity * RECORD_BYTES;
+	tr->slots_paddr = (records + tr->capacity * RECORD_BYTES + PAGE - 1) & ~(uint64_t)(PAGE - 1);
 	return 0;
 }
 
 static struct et_tramp_batch *batch_header(struct trampolines *tr, const struct guest_mem *gm)
 {
-	return guest_mem_ptr(gm, tr->base, sizeof(struct et_tramp_batch));
+	return guest_mem_ptr(gm, tr->base + tr->tpl->header, sizeof(struct et_tramp_batch));
 }
 
 int trampolines_install(struct trampolines *tr, const struct guest_mem *gm)
@@ -58,7 +62,7 @@ int trampolines_install(struct trampolines *tr, const struct guest_mem *gm)
 	*b = (struct et_tramp_batch){
 		.magic = ET_TB_MAGIC,
 		.abi_version = ET_ABI_VERSION,
-		.records = tr->tpl->size,
+		.records = tr->tpl->size - tr->tpl->header,
 		.capacity = tr->capacity,
 	};
 	tr->installed = true;
@@ -105,7 +109,8 @@ const struct et_ring_record *trampolines_batch(struct trampolines *tr,
 		return NULL;
 	/* The guest can write here: trust nothing but the layout we made. */
 	count = b->count;
-	if (b->magic != ET_TB_MAGIC || b->records != tr->tpl->size || count > tr->capacity) {
+	if (b->magic != ET_TB_MAGIC || b->records != tr->tpl->size - tr->tpl->header ||
+	    count > tr->capacity) {
 		*corrupt = true;
 		return NULL;
 	}
@@ -122,7 +127,7 @@ void trampolines_batch_reset(struct trampolines *tr, const struct guest_mem *gm,
 		return;
 	b->magic = ET_TB_MAGIC;
 	b->abi_version = ET_ABI_VERSION;
-	b->records = tr->tpl->size;
+	b->records = tr->tpl->size - tr->tpl->header;
 	b->capacity = capacity < tr->capacity ? capacity : tr->capacity;
 	b->count = 0;
 	b->drains = tr->drains;

@@ -3,12 +3,15 @@
  * Trampoline mode's guest-side machinery: the template code and its batch
  * in the trampoline region, and the oneshot slots.
  *
- * Region layout (from its first 64-byte boundary):
+ * Region layout (from its first page boundary):
  *
- *	batch header (struct et_tramp_batch)  \  the template, copied as is
- *	trampoline code                       /  (trampolines/ templates)
+ *	trampoline code                       \  the template, copied as is
+ *	batch header, on the next page        /  (trampolines/ templates)
  *	records[capacity]                     32 bytes each
- *	oneshot slots                         SLOT_BYTES each, packed
+ *	oneshot slots, from the next page     SLOT_BYTES each, packed
+ *
+ * Code and the data it writes on every call never share a page: that
+ * would be self-modifying code to the CPU.
  *
  * A oneshot slot is `call <oneshot trampoline>` followed by its site's
  * five original bytes; the trampoline copies them back over the site
@@ -39,7 +42,7 @@ extern "C" {
 struct trampolines {
 	const struct tramp_template *tpl;
 	struct tramp_region region;
-	uint64_t base;		  /* paddr of the batch header (region, 64-aligned) */
+	uint64_t base;		  /* paddr of the code (the region's first page) */
 	uint64_t virt_offset;	  /* region vaddr - paddr */
 	uint64_t capacity;	  /* records that fit */
 	uint64_t slots_paddr;	  /* first oneshot slot */
