@@ -1,0 +1,409 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""earlytrace's benchmark: every figure side by side with its baseline,
+measured in the same run, medians of repeated runs, ratios first, and the
+hardware-independent counts (VM exits, guest instructions) beside the
+times. Run through bench/performance.sh, which installs what it needs.
+
+    bench/performance.py [--quick] [--runs N] [--out docs/performance.md]
+
+Sections (each prints its table as it finishes; the Markdown file gets
+all of them):
+  start    VMM start to first guest instruction (and exit), vs QEMU
+  memory   VMM memory beyond guest RAM and trace buffers
+  events   per-event cost by mode on the test kernel (repeat=N call tree)
+  linux    the Debian kernel's early phase, untraced / int3 / trampoline
+  gdb      the baseline a user has today: QEMU's gdbstub, hbreak __fentry__
+  host     the VMM's user-space cost per breakpoint exit; report conversion
+"""
+import argparse
+import datetime
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ET = os.path.join(ROOT, "build", "earlytrace")
+IMG = os.path.join(ROOT, "build", "images", "x86_64.elf")
+CT_CALLS = 816  # calls of one call-tree phase (images/common/calltree.c)
+# Guest instructions per recorded call, counted on the code that runs:
+# the site's call plus the template's path to its ret
+# (tests/unit/test_trampolines.cc checks 26), and guestlib's __fentry__ +
+# et_fentry_record + et_ring_record without overwrite (29 + 17 + 28 + 1,
+# objdump of build/images/x86_64.elf). An int3 is one instruction and an exit.
+INSNS = {"int3": "1 + exit", "trampoline": "26", "guest ring": "75"}
+
+
+def log(*a):
+    print("bench:", *a, file=sys.stderr, flush=True)
+
+
+def median(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def fmt(x, unit="", nd=2):
+    if x is None:
+        return "-"
+    if isinstance(x, float):
+        return ("%." + str(nd) + "f%s") % (x, unit)
+    return "%s%s" % (x, unit)
+
+
+def ratio(a, b):
+    return None if a is None or b in (None, 0) else a / b
+
+
+class Run:
+    """One process: wall time, output, milestones stamped as lines arrive,
+    and the peak of its resident memory outside the given mappings."""
+
+    def __init__(self, argv, marks=(), exclude_sizes=(), timeout=1800, env=None):
+        self.argv, self.marks, self.exclude = argv, marks, set(exclude_sizes)
+        self.timeout, self.env = timeout, env
+        self.stamps, self.out, self.err = {}, [], ""
+        self.peak_kb = None
+        self.status = None
+
+    def _sample(self, pid, stop):
+        while not stop.is_set():
+            kb = vmm_overhead_kb(pid, self.exclude)
+            if kb is not None:
+                self.peak_kb = kb if self.peak_kb is None else max(self.peak_kb, kb)
+            stop.wait(0.05)
+
+    def go(self):
+        t0 = time.monotonic()
+        p = subprocess.Popen(self.argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env=self.env, cwd=ROOT)
+        stop = threading.Event()
+        sampler = threading.Thread(target=self._sample, args=(p.pid, stop), daemon=True)
+        sampler.start()
+        errbuf = []
+        et = threading.Thread(target=lambda: errbuf.append(p.stderr.read()), daemon=True)
+        et.start()
+        for raw in p.stdout:
+            line = raw.decode(errors="replace")
+            self.out.append(line)
+            for name, pat in self.marks:
+                if name not in self.stamps and pat in line:
+                    self.stamps[name] = time.monotonic() - t0
+        # wait4: the child's own CPU time, user (the VMM's code) and system
+        # (mostly KVM's ioctls), beside the wall time.
+        _, status, ru = os.wait4(p.pid, 0)
+        self.wall = time.monotonic() - t0
+        p.returncode = self.status = os.waitstatus_to_exitcode(status)
+        self.user, self.sys = ru.ru_utime, ru.ru_stime
+        stop.set()
+        sampler.join()
+        et.join()
+        self.err = errbuf[0].decode(errors="replace") if errbuf else ""
+        return self
+
+    def count(self, pattern):
+        m = re.search(pattern, self.err)
+        return int(m.group(1)) if m else None
+
+
+def vmm_overhead_kb(pid, exclude_sizes_kb):
+    """Resident KiB of pid outside mappings whose size is in exclude_sizes_kb
+    (guest RAM, the host trace buffer)."""
+    try:
+        with open("/proc/%d/smaps" % pid) as f:
+            total = excluded = 0
+            size = None
+            for line in f:
+                if line.startswith("Size:"):
+                    size = int(line.split()[1])
+                elif line.startswith("Rss:"):
+                    rss = int(line.split()[1])
+                    total += rss
+                    if size in exclude_sizes_kb:
+                        excluded += rss
+            return total - excluded
+    except (OSError, ValueError):
+        return None
+
+
+def repeat(n, make):
+    return [make().go() for _ in range(n)]
+
+
+# ---------------------------------------------------------------- sections
+
+def section_start(a, tiny):
+    """VMM start to the guest's first instruction, which ends the run."""
+    n = 10 if a.quick else 40
+    et = [Run([ET, "run", "--kernel", tiny, "--mem", "16M"]).go() for _ in range(n)]
+    qemu = [Run(["qemu-system-x86_64", "-M", "microvm,x-option-roms=off,rtc=off,isa-serial=off",
+                 "-enable-kvm", "-cpu", "host,-arch-capabilities", "-m", "16M", "-nodefaults",
+                 "-no-user-config", "-display", "none", "-kernel", tiny,
+                 "-device", "isa-debug-exit,iobase=0xf4,iosize=4"]).go() for _ in range(n)]
+    rows = []
+    for what, attr in (("wall time", "wall"), ("user CPU (the VMM's own code)", "user"),
+                       ("system CPU (KVM ioctls, mapping RAM)", "sys")):
+        e, q = median([getattr(r, attr) for r in et]), median([getattr(r, attr) for r in qemu])
+        rows.append((what, fmt(e * 1e3, " ms"), fmt(q * 1e3, " ms"), fmt(ratio(e, q))))
+    e = median([r.wall for r in et])
+    rows[0] += ("goal <= 5 ms: %s" % ("met" if e is not None and e <= 0.005 else "not met"),)
+    rows[1] += ("",)
+    rows[2] += ("",)
+    return ("VMM start to first guest instruction, which ends the run (median of %d)" % n,
+            ["start, one guest instruction, exit", "earlytrace", "QEMU microvm + KVM", "ratio", "note"],
+            rows)
+
+
+def section_memory(a, tiny, linux):
+    mib = 1024
+    rows = []
+    r = Run([ET, "run", "--kernel", IMG, "--mem", "64M", "--append", "crash=hlt",
+             "--timeout", "1.5"], exclude_sizes=[64 * mib]).go()
+    rows.append(("run: x86_64 test kernel (64 MiB RAM)", fmt(r.peak_kb and r.peak_kb / mib, " MiB")))
+    r = Run([ET, "trace", "--kernel", IMG, "--mem", "64M", "--append", "crash=hlt repeat=20",
+             "--timeout", "1.5", "-o", os.devnull], exclude_sizes=[64 * mib, 64 * mib + 4]).go()
+    rows.append(("trace: x86_64 test kernel, 64 MiB buffer", fmt(r.peak_kb and r.peak_kb / mib, " MiB")))
+    if linux:
+        rows.append(("trace: Debian kernel early phase (37k sites, kallsyms)",
+                     fmt(linux.get("peak_kb") and linux["peak_kb"] / mib, " MiB")))
+    return ("VMM memory beyond guest RAM and trace buffers (peak resident)",
+            ["run", "memory", "goal"], [(n, m, "<= 8 MiB") for n, m in rows])
+
+
+def section_events(a):
+    """Per-event cost on the test kernel: the call tree repeated R times."""
+    R = 50 if a.quick else 200
+    n = R * CT_CALLS
+    runs = 1 if a.quick else a.runs
+    common = ["--kernel", IMG, "--mem", "32M"]
+    untraced = repeat(runs, lambda: Run([ET, "run"] + common + ["--append", "repeat=%d" % R]))
+    untraced2 = repeat(runs, lambda: Run([ET, "run"] + common + ["--append", "repeat=%d" % (2 * R)]))
+    modes = {}
+    for mode in ("int3", "trampoline"):
+        modes[mode] = repeat(runs, lambda: Run([ET, "trace"] + common + [
+            "--mode", mode, "--filter", "ct_*", "-o", os.devnull, "--append", "repeat=%d" % R]))
+    # guestlib's own ring: trace=ring runs the tree twice (untraced, then
+    # recorded by the guest), so its baseline is the untraced tree twice.
+    ring = repeat(runs, lambda: Run([ET, "run"] + common + ["--append", "trace=ring repeat=%d" % R]))
+    tu, tu2 = median([r.wall for r in untraced]), median([r.wall for r in untraced2])
+    rows = [("untraced", fmt(tu, " s"), "-", "0", "0", "-")]
+    for mode, rs in modes.items():
+        t = median([r.wall for r in rs])
+        exits = median([r.count(r"vm exits: (\d+)") for r in rs])
+        rows.append((mode, fmt(t, " s"), fmt((t - tu) / n * 1e9, " ns", 0),
+                     fmt(exits / n if exits else None, "", 4), INSNS[mode],
+                     fmt(ratio(t, tu))))
+    t = median([r.wall for r in ring])
+    rows.append(("guest ring (after handoff)", fmt(t, " s"), fmt((t - tu2) / n * 1e9, " ns", 0),
+                 "0", INSNS["guest ring"], fmt(ratio(t, tu2))))
+    return ("Per-event cost by mode: x86_64 test kernel, %d calls (repeat=%d), median of %d" % (n, R, runs),
+            ["mode", "run time", "per event", "exits per event", "guest insns per event",
+             "vs untraced"], rows)
+
+
+def linux_run(k, mode, a):
+    argv = [ET, "trace", "--kernel", k, "--mem", "256M", "--append", "console=ttyS0 earlyprintk=ttyS0",
+            "--until", "sched_init", "-o", "/tmp/earlytrace-bench-%s.trace" % mode]
+    if mode == "untraced":
+        # One site (sched_init itself), never hit: --until stops there first.
+        argv += ["--mode", "int3", "--filter", "sched_init"]
+    else:
+        argv += ["--mode", mode]
+    return Run(argv, marks=[("start_kernel", "Linux version"),
+                            ("ftrace_init", "ftrace: allocating")],
+               exclude_sizes=[256 * 1024, 64 * 1024 + 4]).go()
+
+
+def section_linux(a, k):
+    runs = 1 if a.quick else a.runs
+    res = {}
+    for i in range(runs):
+        for mode in ("untraced", "int3", "trampoline"):
+            log("linux %s run %d/%d" % (mode, i + 1, runs))
+            res.setdefault(mode, []).append(linux_run(k, mode, a))
+    rows = []
+    base_f = median([r.stamps.get("ftrace_init") for r in res["untraced"]])
+    base_w = median([r.wall for r in res["untraced"]])
+    events = None
+    for mode, rs in res.items():
+        f = median([r.stamps.get("ftrace_init") for r in rs])
+        w = median([r.wall for r in rs])
+        ev = median([r.count(r"trace: (\d+) events") for r in rs])
+        ex = median([r.count(r"vm exits: (\d+)") for r in rs])
+        if mode == "int3":
+            events = ev
+        goal = {"int3": "<= 3x", "trampoline": "<= 1.5x"}.get(mode, "")
+        rows.append((mode, fmt(f, " s", 1), fmt(ratio(f, base_f)), fmt(w, " s", 1),
+                     fmt(ratio(w, base_w)), fmt(ev), fmt(ex), goal))
+    peak = max([r.peak_kb or 0 for rs in res.values() for r in rs] or [0])
+    return ("Debian cloud kernel early phase (to ftrace_init, run on to sched_init), median of %d" % runs,
+            ["mode", "to ftrace_init", "ratio", "to sched_init", "ratio", "calls", "VM exits", "goal"],
+            rows), {"events": events, "int3_wall": median([r.wall for r in res["int3"]]),
+                    "tramp_wall": median([r.wall for r in res["trampoline"]]),
+                    "base_wall": base_w, "peak_kb": peak,
+                    "trace": "/tmp/earlytrace-bench-int3.trace"}
+
+
+def section_gdb(a, k, linux):
+    """QEMU+KVM with its gdbstub: a hardware breakpoint on __fentry__
+    (every early call goes through it until ftrace_init), gdb continuing
+    and reading the parent from the stack at each hit."""
+    window = 20 if a.quick else 60
+    vmlinux = os.path.join(os.path.dirname(k), "vmlinux")
+    extra = cpu_model_params()
+    port = 12345
+    q = subprocess.Popen(["qemu-system-x86_64", "-machine", "q35,accel=kvm", "-cpu",
+                          "host,-arch-capabilities", "-m", "256M", "-kernel", vmlinux,
+                          "-append", "console=ttyS0 " + extra, "-nographic", "-no-reboot",
+                          "-nodefaults", "-display", "none", "-serial", "null",
+                          "-gdb", "tcp::%d" % port, "-S"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    script = os.path.join(ROOT, "bench", "gdb_fentry_rate.py")
+    try:
+        g = subprocess.run(["gdb", "-batch", "-nx", "-ex", "set pagination off",
+                            "-ex", "file " + vmlinux, "-ex", "target remote :%d" % port,
+                            "-ex", "py WINDOW=%d" % window, "-x", script],
+                           capture_output=True, text=True, timeout=window + 300)
+        m = re.search(r"HITS (\d+) SECONDS ([0-9.]+)", g.stdout + g.stderr)
+    finally:
+        q.kill()
+        q.wait()
+    hits, secs = (int(m.group(1)), float(m.group(2))) if m else (None, None)
+    rate = hits / secs if hits and secs else None
+    events = linux.get("events") if linux else None
+    extrap = events / rate if rate and events else None
+    rows = [("QEMU+KVM gdbstub, hbreak __fentry__", fmt(rate, " calls/s", 0),
+             fmt(extrap, " s (extrapolated)", 0), "-"),
+            ("earlytrace int3", fmt(events / linux["int3_wall"] if linux and events else None, " calls/s", 0),
+             fmt(linux and linux["int3_wall"], " s", 1), fmt(ratio(extrap, linux and linux["int3_wall"]), "x", 0)),
+            ("earlytrace trampoline", fmt(events / linux["tramp_wall"] if linux and events else None, " calls/s", 0),
+             fmt(linux and linux["tramp_wall"], " s", 1), fmt(ratio(extrap, linux and linux["tramp_wall"]), "x", 0))]
+    return ("Baseline: gdb on QEMU's gdbstub, %d s window, extrapolated to the early phase's %s calls" % (window, fmt(events)),
+            ["method", "rate", "early phase", "earlytrace faster by"], rows)
+
+
+def section_host(a, linux):
+    out = subprocess.run([os.path.join(ROOT, "build", "bench", "host_costs"), "200000"],
+                         capture_output=True, text=True).stdout
+    v = dict((k, float(x)) for k, x in (l.split() for l in out.splitlines() if l.strip()))
+    rows = [(k.replace("_ns", "").replace("_", " "), fmt(x, " ns", 0)) for k, x in v.items()]
+    t1 = ("VMM user-space cost of one breakpoint exit (library code, real vCPU ioctls)",
+          ["part", "per exit"], rows)
+    rows = []
+    trace = linux and linux.get("trace")
+    if trace and os.path.exists(trace):
+        events = linux["events"]
+        times = {}
+        for f in ("summary", "csv", "ftrace", "json"):
+            ts = []
+            for _ in range(1 if a.quick else 3):
+                t0 = time.monotonic()
+                subprocess.run([ET, "report", trace, "--format", f], stdout=subprocess.DEVNULL)
+                ts.append(time.monotonic() - t0)
+            times[f] = median(ts)
+        for f in ("summary", "csv", "ftrace", "json"):
+            rows.append((f, fmt(events / times[f], " events/s", 0), fmt(ratio(times[f], times["summary"]))))
+    t2 = ("Report conversion (the Debian early-phase trace, %s events); baseline: summary (read and count only)"
+          % fmt(linux and linux.get("events")), ["format", "rate", "time vs summary"], rows)
+    return t1, t2
+
+
+def cpu_model_params():
+    out = subprocess.run([ET, "run", "--cpu", "help"], capture_output=True, text=True).stdout
+    auto = False
+    for line in out.splitlines():
+        if "auto picks it on this host" in line:
+            auto = True
+            continue
+        if line and not line.startswith(" "):
+            auto = False
+        if auto and "adds" in line:
+            m = re.search(r"adds '([^']*)'", line)
+            if m:
+                return m.group(1)
+    return ""
+
+
+def machine():
+    model = ""
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    kvm = "nested kvm-pvm" if os.path.exists("/sys/module/kvm_pvm") else \
+        "kvm_intel" if os.path.exists("/sys/module/kvm_intel") else \
+        "kvm_amd" if os.path.exists("/sys/module/kvm_amd") else "unknown KVM"
+    return "%s, %d CPUs, Linux %s, %s" % (model, os.cpu_count(), platform.release(), kvm)
+
+
+def table(title, head, rows):
+    s = "### %s\n\n| %s |\n|%s\n" % (title, " | ".join(head), "---|" * len(head))
+    for r in rows:
+        s += "| %s |\n" % " | ".join(str(c) for c in r)
+    return s + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--out", default=os.path.join(ROOT, "docs", "performance.md"))
+    ap.add_argument("--tiny", required=True)
+    ap.add_argument("--kernel", default="")
+    ap.add_argument("--only", default="start,memory,events,linux,gdb,host")
+    a = ap.parse_args()
+    only = set(a.only.split(","))
+    tables = []
+
+    def emit(t):
+        tables.append(t)
+        print(table(*t), flush=True)
+
+    if "start" in only:
+        log("start")
+        emit(section_start(a, a.tiny))
+    if "events" in only:
+        log("events")
+        emit(section_events(a))
+    linux = None
+    if a.kernel and "linux" in only:
+        t, linux = section_linux(a, a.kernel)
+        emit(t)
+    if "memory" in only:
+        log("memory")
+        emit(section_memory(a, a.tiny, linux))
+    if a.kernel and "gdb" in only:
+        log("gdb")
+        emit(section_gdb(a, a.kernel, linux))
+    if "host" in only:
+        log("host")
+        for t in section_host(a, linux):
+            emit(t)
+    # The tables replace the results block of the document; the prose
+    # around it (what the figures mean, which goals are not met and why)
+    # is written by people.
+    block = "Measured %s on %s%s, with `bench/performance.sh%s`.\n\n" % (
+        datetime.date.today(), machine(), " (quick mode)" if a.quick else "",
+        " --quick" if a.quick else "")
+    block += "".join(table(*t) for t in tables)
+    begin, end = "<!-- results:begin -->\n", "<!-- results:end -->\n"
+    doc = open(a.out).read() if os.path.exists(a.out) else "# Performance\n\n" + begin + end
+    if begin not in doc or end not in doc:
+        doc += "\n" + begin + end
+    head, rest = doc.split(begin, 1)
+    tail = rest.split(end, 1)[1]
+    with open(a.out, "w") as f:
+        f.write(head + begin + block + end + tail)
+    log("wrote", a.out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# earlytrace's benchmark command: measures earlytrace against what a user
+# would otherwise use, side by side in one run (medians, ratios, VM exits
+# and guest instruction counts beside the times), and writes the tables into
+# docs/performance.md between its results markers. Not part of the test
+# command; installs QEMU, gdb and python3 itself.
+#
+#   bench/performance.sh [--quick] [--runs N] [--only start,memory,events,linux,gdb,host]
+#
+# A full run takes about 30 minutes on a nested kvm-pvm host (the Debian
+# kernel's early phase, three modes, three runs each); --quick about 8.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+log() { echo "bench: $*" >&2; }
+
+sudo_cmd() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+need() { # command package
+	command -v "$1" >/dev/null && return
+	log "installing $2"
+	sudo_cmd apt-get install -y -qq --no-install-recommends "$2" >/dev/null ||
+		{ sudo_cmd apt-get update -qq && sudo_cmd apt-get install -y -qq --no-install-recommends "$2" >/dev/null; }
+}
+
+bash scripts/install-deps.sh
+need qemu-system-x86_64 qemu-system-x86
+need gdb gdb
+need python3 python3
+ninja build/earlytrace build/libearlytrace.a images >/dev/null
+
+# The one-instruction guest and the host-cost probe.
+mkdir -p build/bench
+gcc -m32 -c bench/tiny/tiny.S -o build/bench/tiny.o
+ld -m elf_i386 -T bench/tiny/tiny.ld -o build/bench/tiny.elf build/bench/tiny.o
+gcc -std=c17 -D_GNU_SOURCE -O2 -I. -Iguestlib/include -Wall -Wextra -Werror \
+	bench/host_costs.c build/libearlytrace.a \
+	-lcapstone -lelf -llz4 -lzstd -llzma -lz -lpthread -lm -o build/bench/host_costs
+
+kernel=$(bash images/fetch-debian-kernel.sh 2>/dev/null) || kernel=
+[ -n "$kernel" ] || log "no Debian kernel: the linux and gdb sections are skipped"
+exec python3 bench/performance.py --tiny build/bench/tiny.elf --kernel "$kernel" "$@"

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The smallest guest: a PVH entry that ends the run at its first
+ * instruction. bench/performance.sh times VMM start to first guest
+ * instruction (and teardown) with it: earlytrace's debug-exit port ends
+ * an earlytrace run; QEMU's isa-debug-exit (iobase 0xf4) ends QEMU's.
+ */
+	.section .text, "ax"
+	.code32
+	.globl	_start
+_start:
+	mov	$0x510, %dx	/* earlytrace: ET_PORT_DEBUG_EXIT */
+	xor	%eax, %eax
+	out	%eax, %dx
+	mov	$0xf4, %dx	/* QEMU: isa-debug-exit */
+	out	%eax, %dx
+1:	hlt
+	jmp	1b
+
+	/* XEN_ELFNOTE_PHYS32_ENTRY: the PVH entry point. */
+	.section .note.Xen, "a", @note
+	.balign	4
+	.long	4		/* name size */
+	.long	4		/* descriptor size */
+	.long	18		/* XEN_ELFNOTE_PHYS32_ENTRY */
+	.asciz	"Xen"
+	.long	_start
+
+	.section .note.GNU-stack, "", @progbits
