@@ -77,7 +77,8 @@ class Run:
         while not stop.is_set():
             kb = vmm_overhead_kb(pid, self.exclude)
             if kb is not None:
-                self.peak_kb = kb if self.peak_kb is None else max(self.peak_kb, kb)
+                self.peak_kb = kb if self.peak_kb is None else \
+                    (max(self.peak_kb[0], kb[0]), max(self.peak_kb[1], kb[1]))
             stop.wait(0.05)
 
     def go(self):
@@ -114,21 +115,24 @@ class Run:
 
 
 def vmm_overhead_kb(pid, exclude_sizes_kb):
-    """Resident KiB of pid outside mappings whose size is in exclude_sizes_kb
-    (guest RAM, the host trace buffer)."""
+    """(resident, private dirty) KiB of pid outside the mappings whose size
+    is in exclude_sizes_kb (guest RAM, the host trace buffer). Resident
+    counts the shared libraries' pages too; private dirty is the memory the
+    VMM itself wrote: its heap and data."""
     try:
         with open("/proc/%d/smaps" % pid) as f:
-            total = excluded = 0
+            rss = dirty = 0
             size = None
             for line in f:
                 if line.startswith("Size:"):
                     size = int(line.split()[1])
+                elif size in exclude_sizes_kb:
+                    continue
                 elif line.startswith("Rss:"):
-                    rss = int(line.split()[1])
-                    total += rss
-                    if size in exclude_sizes_kb:
-                        excluded += rss
-            return total - excluded
+                    rss += int(line.split()[1])
+                elif line.startswith("Private_Dirty:"):
+                    dirty += int(line.split()[1])
+            return (rss, dirty)
     except (OSError, ValueError):
         return None
 
@@ -162,19 +166,26 @@ def section_start(a, tiny):
 
 
 def section_memory(a, tiny, linux):
-    mib = 1024
+    """Sampled every 50 ms while the VMM runs; the peak after start-up."""
+    mib = 1024.0
     rows = []
+
+    def row(name, peak):
+        rss, dirty = peak if peak else (None, None)
+        rows.append((name, fmt(rss and rss / mib, " MiB"), fmt(dirty and dirty / mib, " MiB"),
+                     "met" if dirty is not None and dirty <= 8 * mib else "not met"))
+
     r = Run([ET, "run", "--kernel", IMG, "--mem", "64M", "--append", "crash=hlt",
-             "--timeout", "1.5"], exclude_sizes=[64 * mib]).go()
-    rows.append(("run: x86_64 test kernel (64 MiB RAM)", fmt(r.peak_kb and r.peak_kb / mib, " MiB")))
+             "--timeout", "1.5"], exclude_sizes=[64 * 1024]).go()
+    row("run: x86_64 test kernel (64 MiB RAM)", r.peak_kb)
     r = Run([ET, "trace", "--kernel", IMG, "--mem", "64M", "--append", "crash=hlt repeat=20",
-             "--timeout", "1.5", "-o", os.devnull], exclude_sizes=[64 * mib, 64 * mib + 4]).go()
-    rows.append(("trace: x86_64 test kernel, 64 MiB buffer", fmt(r.peak_kb and r.peak_kb / mib, " MiB")))
+             "--timeout", "1.5", "-o", os.devnull], exclude_sizes=[64 * 1024, 64 * 1024 + 4]).go()
+    row("trace: x86_64 test kernel (64 MiB trace buffer)", r.peak_kb)
     if linux:
-        rows.append(("trace: Debian kernel early phase (37k sites, kallsyms)",
-                     fmt(linux.get("peak_kb") and linux["peak_kb"] / mib, " MiB")))
-    return ("VMM memory beyond guest RAM and trace buffers (peak resident)",
-            ["run", "memory", "goal"], [(n, m, "<= 8 MiB") for n, m in rows])
+        row("trace: Debian kernel early phase (37k sites, kallsyms)", linux.get("peak_kb"))
+    return ("VMM memory beyond guest RAM and trace buffers (peak while running)",
+            ["run", "resident (incl. shared libraries)", "private dirty (the VMM's own)",
+             "goal <= 8 MiB (private)"], rows)
 
 
 def section_events(a):
@@ -242,7 +253,8 @@ def section_linux(a, k):
         goal = {"int3": "<= 3x", "trampoline": "<= 1.5x"}.get(mode, "")
         rows.append((mode, fmt(f, " s", 1), fmt(ratio(f, base_f)), fmt(w, " s", 1),
                      fmt(ratio(w, base_w)), fmt(ev), fmt(ex), goal))
-    peak = max([r.peak_kb or 0 for rs in res.values() for r in rs] or [0])
+    peaks = [r.peak_kb for rs in res.values() for r in rs if r.peak_kb]
+    peak = (max(p[0] for p in peaks), max(p[1] for p in peaks)) if peaks else None
     return ("Debian cloud kernel early phase (to ftrace_init, run on to sched_init), median of %d" % runs,
             ["mode", "to ftrace_init", "ratio", "to sched_init", "ratio", "calls", "VM exits", "goal"],
             rows), {"events": events, "int3_wall": median([r.wall for r in res["int3"]]),

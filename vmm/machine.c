@@ -6,6 +6,7 @@
  */
 #include "vmm/machine.h"
 
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -281,3 +282,11 @@ void machine_destroy(struct machine *m)
 	kernel_image_close(&m->kernel);
 }
 
+int machine_release_image(struct machine *m)
+{
+	if (symbols_keep_functions(&m->symbols))
+		return -1;
+	kernel_image_release_data(&m->kernel);
+	malloc_trim(0); /* give the freed heap back, not just to malloc */
+	return 0;
+}

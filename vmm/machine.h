@@ -49,4 +49,13 @@ int machine_run(struct machine *m);
 
 void machine_destroy(struct machine *m);
 
+/*
+ * Once the guest is loaded and every user of the kernel file's bytes is
+ * done (the tracer after it attached): frees the file (a decompressed Linux
+ * is ~50 MB) and keeps only function symbols, with names of their own, so
+ * the VMM's own memory stays a few MiB for the rest of the run. 0, or -1
+ * with an error.
+ */
+int machine_release_image(struct machine *m);
+
 #endif /* VMM_MACHINE_H */

@@ -106,6 +106,8 @@ bool kernel_image_phys_in_segment(const struct kernel_image *img, uint64_t paddr
 const uint8_t *kernel_image_vaddr_bytes(const struct kernel_image *img, uint64_t vaddr,
 					uint64_t len, uint64_t *paddr, uint32_t *flags)
 {
+	if (!img->data)
+		return NULL;
 	for (unsigned i = 0; i < img->nr_segments; i++) {
 		const struct kernel_segment *seg = &img->segments[i];
 		uint64_t off = vaddr - seg->vaddr;
@@ -290,6 +292,16 @@ int kernel_image_open(struct kernel_image *img, const char *path)
 		ret = kernel_image_parse(img, data, size, path);
 	free(data);
 	return ret;
+}
+
+void kernel_image_release_data(struct kernel_image *img)
+{
+	if (img->elf)
+		elf_end(img->elf);
+	free(img->data);
+	img->elf = NULL;
+	img->data = NULL;
+	img->size = 0;
 }
 
 void kernel_image_close(struct kernel_image *img)

@@ -59,6 +59,11 @@ int kernel_image_parse(struct kernel_image *img, const void *data, size_t size,
 		       const char *name);
 void kernel_image_close(struct kernel_image *img);
 
+/* Frees the file's bytes (a decompressed Linux is ~50 MB) once the guest
+ * is loaded and nothing needs them; the description (name, segments,
+ * entry, class) stays, and kernel_image_vaddr_bytes() returns NULL. */
+void kernel_image_release_data(struct kernel_image *img);
+
 /* Checks the segments fit in RAM at or above 1 MiB, then copies them in
  * and zeroes their .bss tails. */
 int kernel_image_load(const struct kernel_image *img, const struct guest_mem *gm);

@@ -38,6 +38,48 @@ void symbols_free(struct symbols *syms)
 	memset(syms, 0, sizeof(*syms));
 }
 
+int symbols_keep_functions(struct symbols *syms)
+{
+	struct symtab *tab = &syms->tab;
+	size_t bytes = 0, n = 0;
+	char *strings, *p;
+
+	for (size_t i = 0; i < tab->nr; i++)
+		if (!tab->syms[i].type || symtab_is_text_type(tab->syms[i].type))
+			bytes += strlen(tab->syms[i].name) + 1;
+	strings = malloc(bytes ? bytes : 1);
+	if (!strings)
+		return et_error("out of memory keeping %zu bytes of symbol names", bytes);
+	p = strings;
+	for (size_t i = 0; i < tab->nr; i++) {
+		struct symbol s = tab->syms[i];
+		size_t len;
+
+		if (s.type && !symtab_is_text_type(s.type))
+			continue;
+		len = strlen(s.name) + 1;
+		memcpy(p, s.name, len);
+		s.name = p;
+		p += len;
+		tab->syms[n++] = s; /* order kept: the table stays sorted */
+	}
+	tab->nr = n;
+	if (n) {
+		struct symbol *fit = realloc(tab->syms, n * sizeof(*tab->syms));
+
+		if (fit)
+			tab->syms = fit;
+	}
+	free(syms->strings);
+	syms->strings = strings;
+	if (syms->file) {
+		kernel_image_close(syms->file);
+		free(syms->file);
+		syms->file = NULL;
+	}
+	return 0;
+}
+
 int symbols_addr(const struct symbols *syms, const char *name, uint64_t *addr)
 {
 	const struct symbol *s = symtab_find(&syms->tab, name);

@@ -45,6 +45,15 @@ int symbols_load(struct symbols *syms, const struct kernel_image *img,
 		 const char *symbols_path);
 void symbols_free(struct symbols *syms);
 
+/*
+ * Keeps only the function symbols (text and untyped: what reports, crash
+ * reports and breakpoints name) and copies their names into storage of
+ * its own, so the kernel image and any --symbols file can be released.
+ * Pointers to names obtained before are invalid afterwards. 0, or -1 with
+ * an error (out of memory; the table is then unchanged).
+ */
+int symbols_keep_functions(struct symbols *syms);
+
 const char *sym_source_name(enum sym_source source);
 
 /* Address of a named symbol; 0 on success, -1 (no error recorded) if absent. */

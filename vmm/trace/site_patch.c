@@ -44,7 +44,7 @@ int site_patches_init(struct site_patches *sp, const struct site_table *tab,
 		if (!bytes)
 			continue;
 		p = &sp->sites[sp->nr++];
-		*p = (struct patched_site){ .paddr = s->paddr, .vaddr = s->vaddr, .name = s->name };
+		*p = (struct patched_site){ .paddr = s->paddr, .vaddr = s->vaddr };
 		memcpy(p->orig, bytes, SITE_LEN);
 		set_int3(p);
 	}

@@ -35,7 +35,6 @@ enum patch_kind { PATCH_INT3, PATCH_CALL };
 struct patched_site {
 	uint64_t paddr;	  /* where the patch goes */
 	uint64_t vaddr;	  /* the site as the kernel runs it */
-	const char *name;
 	uint8_t orig[SITE_LEN];	 /* the image's bytes */
 	uint8_t patch[SITE_LEN]; /* what we write over them */
 	enum patch_kind kind;
