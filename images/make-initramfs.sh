@@ -7,6 +7,12 @@
 #   poweroff          poweroff -f
 #   shell             an interactive shell on the console
 #   panic             crash the kernel through sysrq (for panic tests)
+#   ftrace            switch the kernel's function tracer on over every site
+#                     (after an earlytrace handoff: every site must be as
+#                     built), run it a moment, switch it off, print
+#                     "EARLYTRACE-FTRACE: ok, N functions" or
+#                     "EARLYTRACE-FTRACE: failed: ..." with the dmesg lines
+#                     that say why, then reboot
 # Idempotent; prints the path of the cpio on stdout, progress on stderr.
 #
 #   images/make-initramfs.sh [OUTPUT]
@@ -67,6 +73,24 @@ poweroff)
 panic)
 	echo 1 > /proc/sys/kernel/sysrq
 	echo c > /proc/sysrq-trigger ;;
+ftrace)
+	t=/sys/kernel/tracing
+	mount -t tracefs tracefs \$t 2>/dev/null
+	if [ ! -w \$t/current_tracer ]; then
+		echo "EARLYTRACE-FTRACE: failed: no \$t/current_tracer"
+	elif ! echo function > \$t/current_tracer; then
+		echo "EARLYTRACE-FTRACE: failed: the function tracer did not start"
+	else
+		sleep 1
+		echo nop > \$t/current_tracer
+		bad=\$(dmesg | grep -iE 'ftrace (bug|failed|faulted)|ftrace record')
+		if [ -n "\$bad" ]; then
+			echo "EARLYTRACE-FTRACE: failed: \$bad"
+		else
+			echo "EARLYTRACE-FTRACE: ok, \$(wc -l < \$t/available_filter_functions) functions"
+		fi
+	fi
+	reboot -f ;;
 *)
 	reboot -f ;;
 esac
