@@ -60,21 +60,33 @@ build/earlytrace sites --kernel "$vmlinux" --filter "$filter" 2>/dev/null |
 nsites=$(wc -l <"$work/sites")
 [ "$nsites" -gt 0 ] || die "no site matches '$filter'"
 awk '{ print $2, $3 }' "$work/sites" >"$work/sites.addr"
+build/earlytrace sites --kernel "$vmlinux" 2>/dev/null |
+	awk '/^#/ { done = 1 } !done && NF >= 4' >"$work/sites.kind"
 log "$nsites sites selected ('$filter'), first $n calls"
 
 # 1. earlytrace. Breakpoint capture ends at the handoff (ftrace_init), so
 # the run ends there too when a narrow FILTER has fewer than N calls before
 # it; the comparison then covers what earlytrace recorded.
+# One command line for both. The parameters earlytrace's CPU model adds on
+# this host, with XC_CLEARCPUID's features hidden too (default 605,
+# X86_FEATURE_ARCH_CAPABILITIES: QEMU must hide that MSR on hosts that
+# refuse it, and Linux's bug checks branch on it), so both guests take the
+# same feature-dependent paths.
+model=$(build/earlytrace run --cpu help | awk '/auto picks it on this host/ { auto = 1; next } /^[^ ]/ { auto = 0 } auto && /adds/ { sub(/.*adds \047/, ""); sub(/\047.*/, ""); print }')
+hide=${XC_CLEARCPUID-605}
+if [ -n "$hide" ]; then
+	case "$model" in
+	*clearcpuid=*) model=$(echo "$model" | sed "s/clearcpuid=\([0-9,]*\)/clearcpuid=\1,$hide/") ;;
+	*) model="$model clearcpuid=$hide" ;;
+	esac
+fi
+append="console=ttyS0${model:+ $model}"
+log "command line for both: $append"
 t0=$(date +%s.%N)
-timeout -k 5 "$limit" build/earlytrace trace --kernel "$k" --mem "$mem" --append console=ttyS0 \
+timeout -k 5 "$limit" build/earlytrace trace --kernel "$k" --mem "$mem" --append "$append" \
 	--filter "$filter" --max-events "$n" --until ftrace_init -o "$work/et.trace" >"$work/et.serial" 2>"$work/et.err" ||
 	{ cat "$work/et.err" >&2; die "earlytrace trace failed"; }
 t1=$(date +%s.%N)
-# The parameters earlytrace added for its CPU model: QEMU's guest gets the
-# same command line, so both take the same feature-dependent paths where
-# they can.
-extra=$(sed -n "s/^earlytrace: added '\([^']*\)' to the kernel command line.*/\1/p" "$work/et.err")
-append="console=ttyS0${extra:+ $extra}"
 build/earlytrace report "$work/et.trace" --format csv >"$work/et.csv"
 # CSV columns by name (the header is checked, not assumed).
 awk -F, -v n="$n" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i
@@ -87,12 +99,38 @@ ne=$(wc -l <"$work/et.seq")
 [ "$n" -gt 0 ] || die "earlytrace recorded no call"
 log "earlytrace: $ne calls in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s"
 
-# 2. QEMU (TCG) + gdbstub, on a free port.
+# 2. QEMU + gdbstub, on a free port. XC_METHOD=sites (default): TCG, a
+# breakpoint on every selected site. XC_METHOD=fentry: QEMU+KVM with the
+# host CPU (the CPU model earlytrace gives the guest here, so both take the
+# same feature-dependent paths) and one hardware breakpoint on __fentry__,
+# which every site calls until ftrace_init: fast enough for all sites.
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-log "QEMU: -accel tcg -cpu max, append '$append', gdbstub on :$port"
-timeout -k 5 "$limit" qemu-system-x86_64 -accel tcg -machine "${XC_MACHINE:-microvm,acpi=off,x-option-roms=off}" -cpu max -m "$mem" \
-	-kernel "$vmlinux" -append "$append" -nographic -no-reboot -nodefaults \
-	-serial "file:$work/qemu.serial" -gdb "tcp:127.0.0.1:$port" -S 2>"$work/qemu.err" &
+if [ "${XC_METHOD:-sites}" = fentry ]; then
+	# __fentry__ is the target of any call site's rel32.
+	XC_FENTRY=$(python3 - "$vmlinux" "$(awk '$4 == "call" { print $2; exit }' "$work/sites.kind")" <<'PY'
+import struct, sys
+path, site = sys.argv[1], int(sys.argv[2], 16)
+d = open(path, "rb").read()
+phoff, phentsize, phnum = struct.unpack_from("<Q", d, 32)[0], *struct.unpack_from("<HH", d, 54)
+for i in range(phnum):
+    typ, _, off, vaddr, _, filesz = struct.unpack_from("<IIQQQQ", d, phoff + i * phentsize)
+    if typ == 1 and vaddr <= site < vaddr + filesz:
+        o = off + site - vaddr
+        assert d[o] == 0xe8, "not a call site"
+        print("%x" % (site + 5 + struct.unpack_from("<i", d, o + 1)[0]))
+PY
+)
+	export XC_METHOD XC_FENTRY
+	log "QEMU: -accel kvm -cpu host,-arch-capabilities, append '$append', gdbstub on :$port, hbreak __fentry__ (0x$XC_FENTRY)"
+	timeout -k 5 "$limit" qemu-system-x86_64 -accel kvm -machine q35 -cpu host,-arch-capabilities -m "$mem" \
+		-kernel "$vmlinux" -append "$append" -nographic -no-reboot -nodefaults \
+		-serial "file:$work/qemu.serial" -gdb "tcp:127.0.0.1:$port" -S 2>"$work/qemu.err" &
+else
+	log "QEMU: -accel tcg -cpu max, append '$append', gdbstub on :$port"
+	timeout -k 5 "$limit" qemu-system-x86_64 -accel tcg -machine "${XC_MACHINE:-microvm,acpi=off,x-option-roms=off}" -cpu max -m "$mem" \
+		-kernel "$vmlinux" -append "$append" -nographic -no-reboot -nodefaults \
+		-serial "file:$work/qemu.serial" -gdb "tcp:127.0.0.1:$port" -S 2>"$work/qemu.err" &
+fi
 qemu_pid=$!
 for _ in $(seq 50); do
 	python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 1)" 2>/dev/null && break
