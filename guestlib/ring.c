@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The guest's trace ring (struct et_ring in abi.h): one producer, lock-free,
- * overwrite-oldest.
+ * overwrite-oldest, a power-of-two number of slots.
  *
  * Writer protocol, per record i (i = head before the call):
  *   1. write record i into slot i % capacity (when i >= capacity this
@@ -23,25 +23,6 @@
 
 #define barrier() __asm__ volatile("" : : : "memory")
 
-/*
- * slot = n % d without libgcc: on i386 gcc turns a 64-bit % into a call to
- * __umoddi3, which a freestanding image does not have. divl divides
- * edx:eax by 32 bits and cannot overflow when edx < d, which hi % d makes
- * true.
- */
-static inline ET_NOTRACE uint32_t mod_u64_u32(uint64_t n, uint32_t d)
-{
-#if defined(__x86_64__)
-	return (uint32_t)(n % d);
-#else
-	uint32_t hi = (uint32_t)(n >> 32) % d, lo = (uint32_t)n, q, rem;
-
-	__asm__("divl %4" : "=a"(q), "=d"(rem) : "a"(lo), "d"(hi), "rm"(d));
-	(void)q;
-	return rem;
-#endif
-}
-
 ET_NOTRACE int et_ring_init(struct et_ring *r, size_t bytes, uint64_t tsc_khz)
 {
 	size_t cap;
@@ -49,8 +30,12 @@ ET_NOTRACE int et_ring_init(struct et_ring *r, size_t bytes, uint64_t tsc_khz)
 	if (!r || bytes < sizeof(*r) + sizeof(struct et_ring_record))
 		return ET_E_INVAL;
 	cap = (bytes - sizeof(*r)) / sizeof(struct et_ring_record);
-	if (cap > 0xffffffffu)
-		cap = 0xffffffffu;
+	if (cap > 0x80000000u)
+		cap = 0x80000000u;
+	/* A power of two, so a slot is head & (capacity - 1): a divide on
+	 * every call would be the costliest instruction on the path. */
+	while (cap & (cap - 1))
+		cap &= cap - 1;
 
 	/* Field by field: no memset in a freestanding image. head goes last
 	 * among the counters and magic very last, so a reader that finds the
@@ -75,7 +60,7 @@ ET_NOTRACE void et_ring_record(struct et_ring *r, uint64_t tsc, uint64_t ip,
 			       uint64_t parent_ip, uint32_t cpu, uint16_t kind, uint16_t flags)
 {
 	uint64_t i = r->head;
-	struct et_ring_record *rec = &r->records[mod_u64_u32(i, r->capacity)];
+	struct et_ring_record *rec = &r->records[(uint32_t)i & (r->capacity - 1)];
 
 	/* Field by field, so gcc emits plain stores, never a memcpy call. */
 	rec->tsc = tsc;

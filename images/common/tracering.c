@@ -21,7 +21,8 @@
 #include "calltree.h"
 #include "print.h"
 
-#define RING_BYTES (256u << 10)
+/* The header and 8192 records: guestlib uses a power-of-two count. */
+#define RING_BYTES (sizeof(struct et_ring) + 8192 * sizeof(struct et_ring_record))
 
 /* In .bss: inside the image, so et_guest_init's one offset maps it, and
  * physically contiguous. 64-byte aligned so records do not straddle cache

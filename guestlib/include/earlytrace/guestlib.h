@@ -9,7 +9,8 @@
  *
  * Typical use (one CPU, ring 0):
  *
- *	static uint8_t ring_buf[256 << 10] __attribute__((aligned(64)));
+ *	// the header and 2^13 records (the ring uses a power of two)
+ *	static uint8_t ring_buf[64 + (8192 << 5)] __attribute__((aligned(64)));
  *	struct et_trace_info info;
  *
  *	et_guest_init(phys - virt);            // once, before any hypercall
@@ -63,8 +64,8 @@ int64_t et_hypercall(uint32_t nr, uint64_t arg0, uint64_t arg1);
 
 /*
  * Lays a struct et_ring over buf[0, bytes): header, then as many records as
- * fit. Returns 0, or ET_E_INVAL if not even one record fits or the capacity
- * would not fit the header's 32-bit field.
+ * fit, rounded down to a power of two (so recording needs no division; at
+ * most 2^31). Returns 0, or ET_E_INVAL if not even one record fits.
  */
 int et_ring_init(struct et_ring *r, size_t bytes, uint64_t tsc_khz);
 
