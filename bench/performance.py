@@ -13,6 +13,7 @@ all of them):
   memory   VMM memory beyond guest RAM and trace buffers
   events   per-event cost by mode on the test kernel (repeat=N call tree)
   linux    the Debian kernel's early phase, untraced / int3 / trampoline
+  qemu     the Debian kernel's boot milestones, earlytrace vs QEMU+KVM
   gdb      the baseline a user has today: QEMU's gdbstub, hbreak __fentry__
   host     the VMM's user-space cost per breakpoint exit; report conversion
 """
@@ -327,6 +328,23 @@ def section_host(a, linux):
     return t1, t2
 
 
+def section_qemu(a):
+    """The boot itself against QEMU+KVM: bench/boot-linux.sh stamps the
+    serial lines of both VMMs booting the same kernel, initramfs and
+    command line. Up to ftrace_init: on nested kvm-pvm neither guest gets
+    past its first user-space system call (docs/linux.md)."""
+    out = subprocess.run(["bash", os.path.join(ROOT, "bench", "boot-linux.sh"),
+                          str(1 if a.quick else a.runs), "ftrace_init"],
+                         capture_output=True, text=True, cwd=ROOT).stdout
+    rows = []
+    for line in out.splitlines():
+        m = re.match(r"(start_kernel|ftrace_init|init)\s+(\S+)\s+(\S+)\s+(\S+)", line)
+        if m:
+            rows.append(m.groups())
+    return ("Debian cloud kernel boot, earlytrace vs QEMU+KVM (same kernel, initramfs, command line, CPU features)",
+            ["milestone", "earlytrace", "QEMU+KVM", "ratio"], rows)
+
+
 def cpu_model_params():
     out = subprocess.run([ET, "run", "--cpu", "help"], capture_output=True, text=True).stdout
     auto = False
@@ -370,7 +388,7 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "performance.md"))
     ap.add_argument("--tiny", required=True)
     ap.add_argument("--kernel", default="")
-    ap.add_argument("--only", default="start,memory,events,linux,gdb,host")
+    ap.add_argument("--only", default="start,memory,events,linux,qemu,gdb,host")
     a = ap.parse_args()
     only = set(a.only.split(","))
     tables = []
@@ -389,6 +407,9 @@ def main():
     if a.kernel and "linux" in only:
         t, linux = section_linux(a, a.kernel)
         emit(t)
+    if a.kernel and "qemu" in only:
+        log("qemu")
+        emit(section_qemu(a))
     if "memory" in only:
         log("memory")
         emit(section_memory(a, a.tiny, linux))

@@ -6,7 +6,7 @@
 # docs/performance.md between its results markers. Not part of the test
 # command; installs QEMU, gdb and python3 itself.
 #
-#   bench/performance.sh [--quick] [--runs N] [--only start,memory,events,linux,gdb,host]
+#   bench/performance.sh [--quick] [--runs N] [--only start,memory,events,linux,qemu,gdb,host]
 #
 # A full run takes about 30 minutes on a nested kvm-pvm host (the Debian
 # kernel's early phase, three modes, three runs each); --quick about 8.
