@@ -10,6 +10,8 @@ PACKAGES=(
 	libelf-dev               # reading kernel ELF images
 	liblz4-dev libzstd-dev liblzma-dev zlib1g-dev  # bzImage payloads
 	libgtest-dev             # unit and boot tests
+	libvirt-dev              # --connect/--domain: reading libvirt domains
+	libxml2-dev              # parsing and writing libvirt domain XML
 )
 
 missing=()

@@ -21,6 +21,8 @@ const char cli_usage[] =
 	"  trace      boot a kernel and record its calls into a trace file\n"
 	"  sites      list a kernel's traceable function sites\n"
 	"  report     convert a trace file: ftrace text, Chrome JSON, summary\n"
+	"  check      check a trace file against expectations, report in KTAP\n"
+	"  domain-xml print a libvirt domain definition for the given options\n"
 	"  help       show this help (also --help, -h)\n"
 	"  version    show the version (also --version)\n"
 	"\n"
@@ -28,6 +30,7 @@ const char cli_usage[] =
 
 const char cli_run_usage[] =
 	"Usage: earlytrace run --kernel FILE [OPTIONS]\n"
+	"       earlytrace run [--connect URI] --domain NAME [OPTIONS]\n"
 	"\n"
 	"Boots FILE (a bzImage, or a vmlinux ELF) on one vCPU; the guest's COM1 is\n"
 	"this terminal. Ctrl-A x quits; Ctrl-A Ctrl-A sends Ctrl-A.\n"
@@ -46,6 +49,11 @@ const char cli_run_usage[] =
 	"                         the kernel has none (stripped kernels' kallsyms\n"
 	"                         are found without it)\n"
 	"      --debug-io         log port and MMIO accesses no device claims\n"
+	"      --domain NAME      take the kernel, initrd, command line and memory\n"
+	"                         from this libvirt domain's direct kernel boot;\n"
+	"                         options given here win over the domain's\n"
+	"      --connect URI      the libvirt connection for --domain, e.g.\n"
+	"                         qemu:///system (default: libvirt's default URI)\n"
 	"  -h, --help             show this help\n"
 	"\n"
 	"Exit status: the guest's debug-exit value; 0 on guest reset; 1 on bad\n"
@@ -147,15 +155,27 @@ int cli_run_option(int c, const char *arg, struct run_options *opts)
 	switch (c) {
 	case 'k':
 		opts->kernel = arg;
+		opts->given |= CLI_GIVEN_KERNEL;
 		return 1;
 	case 'i':
 		opts->initrd = arg;
+		opts->given |= CLI_GIVEN_INITRD;
 		return 1;
 	case 'p':
 		opts->append = arg;
+		opts->given |= CLI_GIVEN_APPEND;
 		return 1;
 	case 'm':
+		opts->given |= CLI_GIVEN_MEM;
 		return cli_parse_size(arg, &opts->mem_size) ? et_error_prefix("--mem") : 1;
+	case CLI_OPT_CONNECT:
+		opts->connect = arg;
+		return 1;
+	case CLI_OPT_DOMAIN:
+		if (!*arg)
+			return et_error("--domain: empty domain name");
+		opts->domain = arg;
+		return 1;
 	case CLI_OPT_TIMEOUT:
 		return cli_parse_seconds(arg, &opts->timeout_s) ? et_error_prefix("--timeout") : 1;
 	case CLI_OPT_CPU:
@@ -201,7 +221,16 @@ int cli_parse_run(int argc, char **argv, struct run_options *opts)
 	if (optind < argc)
 		return et_error("unexpected argument '%s' (try 'earlytrace run --help')",
 				argv[optind]);
-	if (!opts->help && !opts->list_cpu_models && !opts->kernel)
-		return et_error("run: --kernel FILE is required");
+	return cli_run_check("run", opts);
+}
+
+int cli_run_check(const char *cmd, const struct run_options *opts)
+{
+	if (opts->help || opts->list_cpu_models)
+		return 0;
+	if (opts->connect && !opts->domain)
+		return et_error("%s: --connect URI goes with --domain NAME", cmd);
+	if (!opts->kernel && !opts->domain)
+		return et_error("%s: --kernel FILE is required (or --domain NAME)", cmd);
 	return 0;
 }

@@ -29,6 +29,17 @@ struct run_options {
 	bool debug_io;
 	bool help;	      /* --help given: print usage, do nothing else */
 	bool list_cpu_models; /* --cpu help */
+	const char *connect;  /* --connect URI: the libvirt connection, or NULL */
+	const char *domain;   /* --domain NAME: a libvirt domain to take the machine from */
+	unsigned given;	      /* CLI_GIVEN_*: options set on the command line, which
+			       * win over the domain's */
+};
+
+enum {
+	CLI_GIVEN_KERNEL = 1 << 0,
+	CLI_GIVEN_INITRD = 1 << 1,
+	CLI_GIVEN_APPEND = 1 << 2,
+	CLI_GIVEN_MEM = 1 << 3,
 };
 
 /* Parses `run`'s options (argv[0] is "run"). 0, or -1 with an error. */
@@ -42,6 +53,8 @@ enum {
 	CLI_OPT_BOOT,
 	CLI_OPT_SYMBOLS,
 	CLI_OPT_DEBUG_IO,
+	CLI_OPT_CONNECT,
+	CLI_OPT_DOMAIN,
 	CLI_OPT_FIRST_FREE = 300, /* commands number their own options from here */
 };
 #define CLI_RUN_SHORT_OPTIONS ":k:i:p:m:h"
@@ -55,11 +68,16 @@ enum {
 	{ "boot", required_argument, NULL, CLI_OPT_BOOT },         \
 	{ "symbols", required_argument, NULL, CLI_OPT_SYMBOLS },   \
 	{ "debug-io", no_argument, NULL, CLI_OPT_DEBUG_IO },       \
+	{ "connect", required_argument, NULL, CLI_OPT_CONNECT },   \
+	{ "domain", required_argument, NULL, CLI_OPT_DOMAIN },     \
 	{ "help", no_argument, NULL, 'h' }
 
 void cli_run_defaults(struct run_options *opts);
 /* 1 if `c` was a machine option (applied), 0 if not one, -1 on a bad value. */
 int cli_run_option(int c, const char *arg, struct run_options *opts);
+/* After parsing: a kernel or a domain is required (not for --help), and
+ * --connect only goes with --domain. 0, or -1 with an error naming cmd. */
+int cli_run_check(const char *cmd, const struct run_options *opts);
 /* The error for getopt's '?' or ':' return, naming the command. */
 int cli_bad_option(const char *cmd, int argc, char **argv, int c);
 

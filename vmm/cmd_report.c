@@ -24,7 +24,10 @@ const char cli_report_usage[] =
 	"                       tracer; json: Chrome Trace Event JSON for\n"
 	"                       Perfetto UI or chrome://tracing; csv: one row\n"
 	"                       per call, mark and drop; summary: call counts\n"
-	"                       per function and totals\n"
+	"                       per function and totals; graph: ftrace's\n"
+	"                       function_graph text with durations; folded:\n"
+	"                       stacks for flamegraph.pl (graph and folded need\n"
+	"                       a trace recorded with --graph)\n"
 	"  -o, --output FILE    write there instead of standard output\n"
 	"  -h, --help           show this help\n";
 

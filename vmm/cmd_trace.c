@@ -10,12 +10,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arch/x86/msr_names.h"
+#include "vmm/cmd_check.h"
 #include "vmm/error.h"
+#include "vmm/libvirt/domain.h"
 #include "vmm/report/report.h"
 #include "vmm/stop.h"
 
 const char cli_trace_usage[] =
 	"Usage: earlytrace trace --kernel FILE [OPTIONS]\n"
+	"       earlytrace trace [--connect URI] --domain NAME [OPTIONS]\n"
 	"\n"
 	"Boots FILE like 'earlytrace run' and records every call to the selected\n"
 	"functions from the guest's first instruction, until the guest hands over\n"
@@ -30,6 +34,17 @@ const char cli_trace_usage[] =
 	"                         auto (default: trampolines where possible)\n"
 	"      --batch-events N   trampoline batch: drain into the VMM every N\n"
 	"                         events (default: as many as the room holds)\n"
+	"      --graph            record returns too (function graph; breakpoint\n"
+	"                         mode): report --format graph or folded\n"
+	"      --no-exits         record calls only, not the VM exits (port I/O,\n"
+	"                         MMIO, MSRs, hypercalls, HLT, triple fault)\n"
+	"      --trace-msr LIST   also see every rdmsr/wrmsr of these MSRs\n"
+	"                         (comma-separated numbers or names, e.g.\n"
+	"                         efer,pat,0x1a0; at most 16)\n"
+	"      --tail N           the flight recorder: events printed when the\n"
+	"                         guest crashes, panics or hangs (default 50)\n"
+	"      --hang-timeout S   end the run as hung after S seconds without a\n"
+	"                         new event, with a flight-recorder report\n"
 	"  -o, --output FILE      trace file; without one, the trace is printed\n"
 	"                         in ftrace's text format when the run ends\n"
 	"  -f, --filter GLOB      trace only matching functions (repeatable)\n"
@@ -44,9 +59,13 @@ const char cli_trace_usage[] =
 	"      --max-events N     end the run after N events\n"
 	"      --handoff SYMBOL   for stock kernels: restore the sites and stop\n"
 	"                         recording when SYMBOL runs (default ftrace_init)\n"
+	"      --expect FILE      when the run ends, check the trace against FILE as\n"
+	"                         'earlytrace check' does and print the KTAP report\n"
+	"                         (exit status 5 when an assertion fails)\n"
 	"\n"
 	"Machine options, as for 'earlytrace run': -k/--kernel, -i/--initrd,\n"
-	"-p/--append, -m/--mem, --timeout, --cpu, --boot, --symbols, --debug-io.\n"
+	"-p/--append, -m/--mem, --timeout, --cpu, --boot, --symbols, --debug-io,\n"
+	"--connect, --domain.\n"
 	"Every dropped event is counted in the file and the summary. Read the file\n"
 	"with 'earlytrace report'.\n";
 
@@ -62,6 +81,12 @@ enum {
 	OPT_HANDOFF,
 	OPT_MODE,
 	OPT_BATCH_EVENTS,
+	OPT_GRAPH,
+	OPT_NO_EXITS,
+	OPT_TRACE_MSR,
+	OPT_TAIL,
+	OPT_HANG_TIMEOUT,
+	OPT_EXPECT,
 };
 
 static const struct option trace_options_table[] = {
@@ -77,6 +102,12 @@ static const struct option trace_options_table[] = {
 	{ "handoff", required_argument, NULL, OPT_HANDOFF },
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "batch-events", required_argument, NULL, OPT_BATCH_EVENTS },
+	{ "graph", no_argument, NULL, OPT_GRAPH },
+	{ "no-exits", no_argument, NULL, OPT_NO_EXITS },
+	{ "trace-msr", required_argument, NULL, OPT_TRACE_MSR },
+	{ "tail", required_argument, NULL, OPT_TAIL },
+	{ "hang-timeout", required_argument, NULL, OPT_HANG_TIMEOUT },
+	{ "expect", required_argument, NULL, OPT_EXPECT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -95,6 +126,30 @@ static int parse_count(const char *option, const char *text, uint64_t *value)
 	*value = strtoull(text, &end, 10);
 	if (text[0] < '0' || text[0] > '9' || *end || errno || *value == 0)
 		return et_error("%s: invalid count '%s' (a positive integer)", option, text);
+	return 0;
+}
+
+/* --trace-msr efer,0x1a0,...: names or numbers, repeatable. */
+static int parse_msr_list(const char *arg, struct trace_options *o)
+{
+	char copy[512], *save = NULL;
+	const size_t max = sizeof(o->trace_msrs) / sizeof(o->trace_msrs[0]);
+
+	if (strlen(arg) >= sizeof(copy))
+		return et_error("--trace-msr: list too long");
+	strcpy(copy, arg);
+	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		uint32_t index;
+
+		if (x86_msr_parse(w, &index))
+			return et_error("--trace-msr: '%s' is not an MSR number or one of: %s", w,
+					x86_msr_names_list());
+		if (o->nr_trace_msrs == max)
+			return et_error("--trace-msr: at most %zu MSRs", max);
+		o->trace_msrs[o->nr_trace_msrs++] = index;
+	}
+	if (!o->nr_trace_msrs)
+		return et_error("--trace-msr: no MSR given");
 	return 0;
 }
 
@@ -136,6 +191,24 @@ static int trace_option(int c, const char *arg, struct trace_options *o)
 	case OPT_HANDOFF:
 		o->handoff = arg;
 		return 0;
+	case OPT_EXPECT:
+		if (o->expect)
+			return et_error("--expect given twice (one expectations file per run)");
+		o->expect = arg;
+		return 0;
+	case OPT_GRAPH:
+		o->graph = true;
+		return 0;
+	case OPT_NO_EXITS:
+		o->no_exits = true;
+		return 0;
+	case OPT_TRACE_MSR:
+		return parse_msr_list(arg, o);
+	case OPT_TAIL:
+		return parse_count("--tail", arg, &o->tail);
+	case OPT_HANG_TIMEOUT:
+		return cli_parse_seconds(arg, &o->hang_timeout_s) ? et_error_prefix("--hang-timeout")
+								  : 0;
 	default:
 		return 1; /* not a trace option */
 	}
@@ -152,6 +225,7 @@ int cli_parse_trace(int argc, char **argv, struct trace_options *o)
 	o->overflow = OVERFLOW_STOP;
 	o->handoff = TRACE_DEFAULT_HANDOFF;
 	o->mode = TRACE_MODE_AUTO;
+	o->tail = TRACE_DEFAULT_TAIL;
 	/* No more patterns than arguments, so one allocation each suffices. */
 	o->filters = calloc((size_t)argc + 1, sizeof(*o->filters));
 	o->notrace = calloc((size_t)argc + 1, sizeof(*o->notrace));
@@ -177,9 +251,13 @@ int cli_parse_trace(int argc, char **argv, struct trace_options *o)
 	if (optind < argc)
 		return et_error("unexpected argument '%s' (try 'earlytrace trace --help')",
 				argv[optind]);
-	if (!o->run.help && !o->run.list_cpu_models && !o->run.kernel)
-		return et_error("trace: --kernel FILE is required");
-	return 0;
+	/* The function graph redirects returns at int3 exits; trampolines
+	 * have no way back yet. */
+	if (o->graph && o->mode == TRACE_MODE_TRAMPOLINE)
+		return et_error("--graph needs breakpoint mode (--mode int3 or auto)");
+	if (o->graph)
+		o->mode = TRACE_MODE_INT3;
+	return cli_run_check("trace", &o->run);
 }
 
 /* Without -o: a temporary file, printed as ftrace text at the end. */
@@ -199,6 +277,52 @@ static int print_and_remove(const char *path)
 	return ret;
 }
 
+/* --domain and --expect: what cmd_trace() reads before the guest starts. */
+static struct libvirt_domain trace_domain;
+static struct expect_list trace_expect;
+
+static void warn_untraceable(void *ctx, const struct expect_list *l, const struct expect *e,
+			     const char *func, const char *why)
+{
+	(void)ctx;
+	fprintf(stderr, "earlytrace: %s:%u: warning: '%s' cannot be in this trace: %s\n", l->name,
+		e->line, func, why);
+}
+
+/* Reads the domain and the expectations, so a typo in either is reported
+ * before a long boot rather than after it. */
+static int trace_prepare(struct trace_options *o)
+{
+	if (libvirt_domain_load(&trace_domain, &o->run))
+		return -1;
+	if (!o->expect)
+		return 0;
+	if (expect_parse_file(&trace_expect, o->expect))
+		return -1;
+	return expect_check_filters(&trace_expect, o->filters, o->nr_filters, o->notrace,
+				    o->nr_notrace, warn_untraceable, NULL);
+}
+
+static void trace_cleanup(struct trace_options *o)
+{
+	trace_options_free(o);
+	libvirt_domain_free(&trace_domain);
+	expect_list_free(&trace_expect);
+}
+
+/* --expect: the KTAP report on stdout, after the guest's console. The
+ * run's own status wins when it is not 0 (docs/ci-howto.md). */
+static int check_after_run(int status, const char *path, bool temporary)
+{
+	int check;
+
+	fflush(stdout);
+	check = check_trace(path, temporary ? "this run's trace" : NULL, &trace_expect, stdout);
+	if (check == EXIT_STATUS_ERROR)
+		fprintf(stderr, "earlytrace: --expect: %s\n", et_last_error());
+	return status ? status : check;
+}
+
 int cmd_trace(int argc, char **argv)
 {
 	char tmp_path[] = "/tmp/earlytrace-XXXXXX";
@@ -206,6 +330,7 @@ int cmd_trace(int argc, char **argv)
 	static struct tracer tracer;
 	struct trace_options opts;
 	int status = EXIT_STATUS_ERROR;
+	bool ran = false;
 
 	et_clear_error();
 	if (cli_parse_trace(argc, argv, &opts)) {
@@ -218,13 +343,18 @@ int cmd_trace(int argc, char **argv)
 		trace_options_free(&opts);
 		return 0;
 	}
+	if (trace_prepare(&opts)) {
+		fprintf(stderr, "earlytrace: %s\n", et_last_error());
+		trace_cleanup(&opts);
+		return EXIT_STATUS_ERROR;
+	}
 	if (!opts.output) {
 		int fd = mkstemp(tmp_path);
 
 		if (fd < 0) {
 			fprintf(stderr, "earlytrace: cannot create a temporary trace file: %s\n",
 				strerror(errno));
-			trace_options_free(&opts);
+			trace_cleanup(&opts);
 			return EXIT_STATUS_ERROR;
 		}
 		close(fd);
@@ -234,13 +364,14 @@ int cmd_trace(int argc, char **argv)
 		fprintf(stderr, "earlytrace: %s\n", et_last_error());
 		if (opts.output == tmp_path)
 			unlink(tmp_path);
-		trace_options_free(&opts);
+		trace_cleanup(&opts);
 		return EXIT_STATUS_ERROR;
 	}
 	if (tracer_attach(&tracer, &machine, &opts)) {
 		fprintf(stderr, "earlytrace: %s\n", et_last_error());
 	} else {
 		status = machine_run(&machine);
+		ran = true;
 		if (tracer_finish(&tracer)) {
 			fprintf(stderr, "earlytrace: %s\n", et_last_error());
 			if (status == 0)
@@ -249,11 +380,15 @@ int cmd_trace(int argc, char **argv)
 	}
 	tracer_free(&tracer);
 	machine_destroy(&machine);
-	if (opts.output == tmp_path && print_and_remove(tmp_path)) {
+	if (ran && opts.expect)
+		status = check_after_run(status, opts.output, opts.output == tmp_path);
+	if (opts.output == tmp_path && opts.expect) {
+		unlink(tmp_path); /* the KTAP report stands in for the printed trace */
+	} else if (opts.output == tmp_path && print_and_remove(tmp_path)) {
 		fprintf(stderr, "earlytrace: %s\n", et_last_error());
 		if (status == 0)
 			status = EXIT_STATUS_ERROR;
 	}
-	trace_options_free(&opts);
+	trace_cleanup(&opts);
 	return status;
 }

@@ -6,6 +6,7 @@
 
 #define TRACE_DEFAULT_BUF_SIZE (64ull << 20)
 #define TRACE_DEFAULT_HANDOFF "ftrace_init"
+#define TRACE_DEFAULT_TAIL 50 /* events the flight recorder prints */
 
 extern const char cli_trace_usage[];
 

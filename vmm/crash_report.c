@@ -46,7 +46,7 @@ static void print_instruction(struct vcpu *vcpu, const struct kvm_regs *r,
 			      const struct kvm_sregs *s, FILE *out)
 {
 	struct x86_paging pg = x86_paging_from_sregs(s);
-	uint64_t linear = s->cs.base + r->rip, phys;
+	uint64_t linear = x86_linear(s, s->cs.base, r->rip), phys;
 	uint8_t code[MAX_INSN_BYTES];
 	size_t len = MAX_INSN_BYTES;
 	char text[160], sym[160];
@@ -85,11 +85,16 @@ static void print_segment(const char *name, const struct kvm_segment *seg, FILE 
 
 void crash_report(struct vcpu *vcpu, const char *what, FILE *out)
 {
+	fprintf(out, "earlytrace: guest stopped: %s\n", what);
+	exit_details(vcpu->run, out);
+	crash_report_state(vcpu, out);
+}
+
+void crash_report_state(struct vcpu *vcpu, FILE *out)
+{
 	struct kvm_regs r;
 	struct kvm_sregs s;
 
-	fprintf(out, "earlytrace: guest stopped: %s\n", what);
-	exit_details(vcpu->run, out);
 	if (vcpu_get_regs(vcpu, &r, &s) < 0) {
 		fprintf(out, "  (registers unavailable)\n");
 		return;

@@ -13,4 +13,8 @@
 
 void crash_report(struct vcpu *vcpu, const char *what, FILE *out);
 
+/* Just the registers and the decoded instruction at rip (for reports of
+ * a guest that is not dead: a panic, a hang). */
+void crash_report_state(struct vcpu *vcpu, FILE *out);
+
 #endif /* VMM_CRASH_REPORT_H */

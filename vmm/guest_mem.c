@@ -7,6 +7,14 @@
 #include "arch/x86/layout.h"
 #include "vmm/error.h"
 
+/*
+ * Guest RAM sits between two inaccessible guard regions: should any
+ * access made for the guest ever run past either end of RAM despite the
+ * bounds checks, it faults at once (the sanitizer build reports it)
+ * instead of reading or writing whatever the host mapped next to it.
+ */
+#define GUARD_BYTES (2ull << 20) /* keeps RAM as aligned as the mapping (huge pages) */
+
 int guest_mem_init(struct guest_mem *gm, uint64_t size)
 {
 	uint64_t low;
@@ -21,12 +29,22 @@ int guest_mem_init(struct guest_mem *gm, uint64_t size)
 		return et_error("guest RAM size %llu is not a multiple of 4 KiB",
 				(unsigned long long)size);
 
-	/* NORESERVE: pages cost host memory only once the guest touches them. */
-	host = mmap(NULL, size, PROT_READ | PROT_WRITE,
+	if (size > UINT64_MAX - 2 * GUARD_BYTES)
+		return et_error("guest RAM of %llu bytes is too large", (unsigned long long)size);
+	/* NORESERVE: pages cost host memory only once the guest touches them.
+	 * The whole reservation is inaccessible, then RAM is mapped inside. */
+	host = mmap(NULL, size + 2 * GUARD_BYTES, PROT_NONE,
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (host == MAP_FAILED)
 		return et_error_errno("cannot map %llu MiB of guest RAM",
 				      (unsigned long long)(size >> 20));
+	host = (uint8_t *)host + GUARD_BYTES;
+	if (mprotect(host, size, PROT_READ | PROT_WRITE)) {
+		et_error_errno("cannot map %llu MiB of guest RAM",
+			       (unsigned long long)(size >> 20));
+		munmap((uint8_t *)host - GUARD_BYTES, size + 2 * GUARD_BYTES);
+		return -1;
+	}
 	madvise(host, size, MADV_MERGEABLE);
 
 	gm->host = host;
@@ -48,7 +66,7 @@ int guest_mem_init(struct guest_mem *gm, uint64_t size)
 void guest_mem_free(struct guest_mem *gm)
 {
 	if (gm->host)
-		munmap(gm->host, gm->size);
+		munmap(gm->host - GUARD_BYTES, gm->size + 2 * GUARD_BYTES);
 	memset(gm, 0, sizeof(*gm));
 }
 

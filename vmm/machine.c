@@ -18,6 +18,7 @@
 #include "earlytrace/abi.h"
 #include "vmm/boot/boot.h"
 #include "vmm/boot/cmdline.h"
+#include "vmm/boot/acpi.h"
 #include "vmm/error.h"
 #include "vmm/loader/initrd.h"
 
@@ -99,6 +100,7 @@ static int attach_devices(struct machine *m)
 	serial8250_init(&m->com1, STDOUT_FILENO, com1_irq, vm);
 	i8042_init(&m->kbc, vm_request_stop, vm);
 	m->debug_exit = (struct debug_exit){ .stop = vm_request_stop, .vm = vm };
+	m->acpi_sleep = (struct acpi_sleep){ .stop = vm_request_stop, .vm = vm };
 
 	if (iobus_register(&vm->bus, IOBUS_PIO, ET_PORT_COM1, SERIAL8250_NR_REGS,
 			   serial8250_io, &m->com1, "com1") ||
@@ -107,7 +109,9 @@ static int attach_devices(struct machine *m)
 	    iobus_register(&vm->bus, IOBUS_PIO, ET_PORT_I8042_CMD, 1, i8042_cmd_io, &m->kbc,
 			   "i8042") ||
 	    iobus_register(&vm->bus, IOBUS_PIO, ET_PORT_DEBUG_EXIT, 4, debug_exit_io,
-			   &m->debug_exit, "debug-exit"))
+			   &m->debug_exit, "debug-exit") ||
+	    iobus_register(&vm->bus, IOBUS_PIO, ACPI_SLEEP_CONTROL_PORT, 2, acpi_sleep_io,
+			   &m->acpi_sleep, "acpi-sleep"))
 		return -1;
 	return 0;
 }
@@ -146,6 +150,9 @@ static int load_guest(struct machine *m, const struct run_options *o,
 	if (o->initrd && initrd_load(&m->vm.mem, o->initrd, m->kernel.phys_end,
 				     &boot.initrd_paddr, &boot.initrd_size))
 		return -1;
+	boot.acpi_rsdp = acpi_write_tables(&m->vm.mem);
+	if (!boot.acpi_rsdp)
+		return -1;
 	if (ioctl(m->vcpu.fd, KVM_GET_SREGS, &sregs) < 0)
 		return et_error_errno("KVM_GET_SREGS failed");
 	cmdline = effective_cmdline(m, model, o->append);
@@ -164,6 +171,8 @@ static void on_panic(void *ctx, struct vcpu *vcpu, unsigned slot)
 	struct machine *m = ctx;
 
 	m->guest_panicked = true;
+	if (m->panic_hook)
+		m->panic_hook(m->panic_hook_ctx, vcpu);
 	if (guest_debug_set_hw(vcpu, slot, 0, NULL, NULL))
 		vm_request_stop(&m->vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
 }
@@ -255,6 +264,8 @@ int machine_run(struct machine *m)
 	int status = EXIT_STATUS_ERROR;
 
 	install_signals(m, m->opts->timeout_s);
+	m->run_thread = pthread_self();
+	atomic_store(&m->running, true);
 	if (console_start(&m->console, &m->com1, &m->vm, KICK_SIGNAL) == 0) {
 		bool ok = vcpu_run(&m->vcpu) == 0;
 
@@ -266,8 +277,18 @@ int machine_run(struct machine *m)
 	} else {
 		fprintf(stderr, "earlytrace: %s\n", et_last_error());
 	}
+	atomic_store(&m->running, false);
 	remove_signals();
 	return status;
+}
+
+void machine_kick(struct machine *m)
+{
+	vcpu_kick(&m->vcpu);
+	/* The signal takes a KVM_RUN that sleeps in a halt out of it; only
+	 * while machine_run() has its handler installed. */
+	if (atomic_load(&m->running))
+		pthread_kill(m->run_thread, KICK_SIGNAL);
 }
 
 void machine_destroy(struct machine *m)

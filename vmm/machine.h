@@ -7,9 +7,13 @@
 #ifndef VMM_MACHINE_H
 #define VMM_MACHINE_H
 
+#include <pthread.h>
+#include <stdatomic.h>
+
 #include "arch/x86/cpu_model.h"
 #include "vmm/cli.h"
 #include "vmm/console.h"
+#include "vmm/hw/acpi_sleep.h"
 #include "vmm/hw/debug_exit.h"
 #include "vmm/hw/i8042.h"
 #include "vmm/hw/serial8250.h"
@@ -24,12 +28,19 @@ struct machine {
 	struct serial8250 com1;
 	struct i8042 kbc;
 	struct debug_exit debug_exit;
+	struct acpi_sleep acpi_sleep;
 	struct console console;
 	struct kernel_image kernel;
 	struct symbols symbols; /* empty when the kernel has none */
 	const struct run_options *opts;
 	const struct cpu_model *model;
 	bool guest_panicked; /* the guest entered panic() */
+	/* Told when the guest enters panic(), at the breakpoint (the tracer's
+	 * flight recorder); NULL when nobody asked. */
+	void (*panic_hook)(void *ctx, struct vcpu *vcpu);
+	void *panic_hook_ctx;
+	pthread_t run_thread;	/* the thread in machine_run(), for machine_kick() */
+	_Atomic bool running;
 };
 
 /* Hardware breakpoint slots (struct guest_debug) by owner. */
@@ -46,6 +57,10 @@ int machine_create(struct machine *m, const struct run_options *o);
 /* Runs until something stops the guest; returns the process exit status
  * and prints what the user must know about how the run ended. */
 int machine_run(struct machine *m);
+
+/* Makes the vCPU leave KVM_RUN now, even from a halt, from any thread
+ * (a watchdog); it notices a stop requested before. */
+void machine_kick(struct machine *m);
 
 void machine_destroy(struct machine *m);
 

@@ -5,6 +5,8 @@
 
 #include "earlytrace/abi.h"
 #include "vmm/cli.h"
+#include "vmm/cmd_check.h"
+#include "vmm/cmd_domain_xml.h"
 #include "vmm/cmd_report.h"
 #include "vmm/cmd_run.h"
 #include "vmm/cmd_sites.h"
@@ -34,6 +36,10 @@ int main(int argc, char **argv)
 		return cmd_sites(argc - 1, argv + 1);
 	if (!strcmp(cmd, "report"))
 		return cmd_report(argc - 1, argv + 1);
+	if (!strcmp(cmd, "check"))
+		return cmd_check(argc - 1, argv + 1);
+	if (!strcmp(cmd, "domain-xml"))
+		return cmd_domain_xml(argc - 1, argv + 1);
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
 		fputs(cli_usage, stdout);
 		return 0;

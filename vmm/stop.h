@@ -22,6 +22,7 @@ enum vm_stop_reason {
 	VM_STOP_HALTED,		/* HLT with interrupts off: nothing can wake it */
 	VM_STOP_VMM_ERROR,	/* an ioctl failed under us */
 	VM_STOP_TRACE_DONE,	/* --until reached or --max-events recorded */
+	VM_STOP_HANG,		/* --hang-timeout: no new trace event for that long */
 };
 
 /* Implemented by the VM; devices hold a pointer to it. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "vmm/vcpu.h"
 
+#include <cpuid.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,12 +14,19 @@
 #include "vmm/crash_report.h"
 #include "vmm/emulation_fallback.h"
 #include "vmm/error.h"
+#include "vmm/msr_trap.h"
 
 #define CPUID_MAX_ENTRIES 256
 
 #define MSR_IA32_MISC_ENABLE 0x1a0
 #define MSR_IA32_MISC_ENABLE_FAST_STRING 1ull
 #define MSR_MTRR_DEF_TYPE 0x2ff
+/* AMD's HWCR: firmware sets TscFreqSel (the TSC counts at the P0
+ * frequency) on every CPU with an invariant TSC, and Linux warns
+ * "[Firmware Bug]: TSC doesn't count with P0 frequency!" (and takes a
+ * different path than on real hardware or under QEMU) when it is clear. */
+#define MSR_K7_HWCR 0xc0010015
+#define MSR_K7_HWCR_TSC_FREQ_SEL (1ull << 24)
 #define MTRR_DEF_TYPE_ENABLE_WB ((1ull << 11) | 6) /* MTRRs on, default write-back */
 
 static int setup_cpuid(struct vcpu *vcpu, const struct cpu_model *model)
@@ -83,14 +91,22 @@ int vcpu_set_boot_state(struct vcpu *vcpu, const struct kvm_regs *regs,
 {
 	struct {
 		struct kvm_msrs hdr;
-		struct kvm_msr_entry entries[2];
+		struct kvm_msr_entry entries[3];
 	} msrs = {
 		.hdr.nmsrs = 2,
 		.entries = {
 			{ .index = MSR_IA32_MISC_ENABLE, .data = MSR_IA32_MISC_ENABLE_FAST_STRING },
 			{ .index = MSR_MTRR_DEF_TYPE, .data = MTRR_DEF_TYPE_ENABLE_WB },
+			{ .index = MSR_K7_HWCR, .data = MSR_K7_HWCR_TSC_FREQ_SEL },
 		},
 	};
+	unsigned eax, ebx, ecx, edx;
+
+	/* Last: KVM_SET_MSRS stops at the first MSR it refuses. The guest
+	 * sees the host's vendor (every CPU model passes it through). */
+	if (__get_cpuid(0, &eax, &ebx, &ecx, &edx) && ebx == 0x68747541 /* "Auth" */ &&
+	    edx == 0x69746e65 /* "enti" */ && ecx == 0x444d4163 /* "cAMD" */)
+		msrs.hdr.nmsrs = 3;
 	struct kvm_fpu fpu;
 
 	boot_cpu_setup_fpu(&fpu);
@@ -113,6 +129,26 @@ void vcpu_kick(struct vcpu *vcpu)
 		vcpu->run->immediate_exit = 1;
 }
 
+/* Tells the exit observer, if there is one, what this exit did. */
+static void observe(struct vcpu *vcpu, uint16_t kind, uint64_t addr, const uint8_t *data,
+		    uint32_t size, bool is_write, bool unclaimed)
+{
+	struct et_exit x = {
+		.kind = kind,
+		.addr = addr,
+		.size = (uint8_t)size,
+		.write = is_write,
+		.unclaimed = unclaimed,
+		.cpu = vcpu->id,
+	};
+
+	if (!vcpu->observe_exit)
+		return;
+	if (data)
+		memcpy(&x.value, data, size < sizeof(x.value) ? size : sizeof(x.value));
+	vcpu->observe_exit(vcpu->observe_exit_ctx, vcpu, &x);
+}
+
 static void handle_io(struct vcpu *vcpu)
 {
 	struct kvm_run *run = vcpu->run;
@@ -121,11 +157,13 @@ static void handle_io(struct vcpu *vcpu)
 
 	/* String instructions (rep outsb, ...) arrive as `count` accesses. */
 	for (uint32_t i = 0; i < run->io.count; i++, data += run->io.size) {
-		if (!iobus_access(&vcpu->vm->bus, IOBUS_PIO, run->io.port, data, run->io.size,
-				  is_write) &&
-		    vcpu->debug_io)
+		bool claimed = iobus_access(&vcpu->vm->bus, IOBUS_PIO, run->io.port, data,
+					    run->io.size, is_write);
+
+		if (!claimed && vcpu->debug_io)
 			fprintf(stderr, "earlytrace: unclaimed port %s 0x%04x size %u\n",
 				is_write ? "write" : "read", run->io.port, run->io.size);
+		observe(vcpu, ET_REC_PIO, run->io.port, data, run->io.size, is_write, !claimed);
 	}
 }
 
@@ -133,17 +171,31 @@ static void handle_mmio(struct vcpu *vcpu)
 {
 	struct kvm_run *run = vcpu->run;
 	uint32_t len = run->mmio.len <= sizeof(run->mmio.data) ? run->mmio.len : 8;
+	bool claimed = iobus_access(&vcpu->vm->bus, IOBUS_MMIO, run->mmio.phys_addr,
+				    run->mmio.data, len, run->mmio.is_write);
 
-	if (!iobus_access(&vcpu->vm->bus, IOBUS_MMIO, run->mmio.phys_addr, run->mmio.data, len,
-			  run->mmio.is_write) &&
-	    vcpu->debug_io)
+	if (!claimed && vcpu->debug_io)
 		fprintf(stderr, "earlytrace: unclaimed MMIO %s 0x%llx size %u\n",
 			run->mmio.is_write ? "write" : "read",
 			(unsigned long long)run->mmio.phys_addr, len);
+	observe(vcpu, ET_REC_MMIO, run->mmio.phys_addr, run->mmio.data, len, run->mmio.is_write,
+		!claimed);
+}
+
+/* An MSR the VMM asked to see (--trace-msr): done as KVM would have. */
+static void handle_msr(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+	bool is_write = run->exit_reason == KVM_EXIT_X86_WRMSR;
+
+	msr_trap_complete(vcpu);
+	observe(vcpu, ET_REC_MSR, run->msr.index, (const uint8_t *)&run->msr.data, 8, is_write,
+		run->msr.error != 0);
 }
 
 static void crash(struct vcpu *vcpu, const char *what)
 {
+	vcpu->crash_reason = what;
 	crash_report(vcpu, what, stderr);
 	vm_request_stop(vcpu->vm, VM_STOP_GUEST_CRASH, EXIT_STATUS_GUEST_CRASH);
 }
@@ -175,11 +227,17 @@ static int dispatch_exit(struct vcpu *vcpu)
 		return 0;
 	case KVM_EXIT_INTR:
 		return 0; /* a signal; the stop state says whether to go on */
+	case KVM_EXIT_X86_RDMSR:
+	case KVM_EXIT_X86_WRMSR:
+		handle_msr(vcpu);
+		return 0;
 	case KVM_EXIT_HLT:
 		/* Only seen without an in-kernel LAPIC: nothing can wake us. */
+		observe(vcpu, ET_REC_HLT, 0, NULL, 0, false, false);
 		vm_request_stop(vcpu->vm, VM_STOP_HALTED, EXIT_STATUS_GUEST_CRASH);
 		return 0;
 	case KVM_EXIT_SHUTDOWN:
+		observe(vcpu, ET_REC_SHUTDOWN, 0, NULL, 0, false, false);
 		crash(vcpu, "triple fault (KVM_EXIT_SHUTDOWN)");
 		return 0;
 	case KVM_EXIT_FAIL_ENTRY:

@@ -14,10 +14,17 @@
 #include "vmm/guest_debug.h"
 #include "vmm/vm.h"
 
+#include "earlytrace/abi.h"
+
 struct vcpu;
 
 /* Turns a guest address into "symbol+0xoff" for reports; may be NULL. */
 typedef const char *(*vcpu_symbolize_fn)(void *ctx, uint64_t addr, char *buf, size_t len);
+
+/* Sees each exit the run loop handled (port I/O, MMIO, MSR, HLT, triple
+ * fault), after the device or the MSR emulation did its part, so a read's
+ * value is known. The tracer's timeline (vmm/trace/exit_events.c). */
+typedef void (*vcpu_exit_observer_fn)(void *ctx, struct vcpu *vcpu, const struct et_exit *x);
 
 struct vcpu {
 	struct vm *vm;
@@ -32,6 +39,9 @@ struct vcpu {
 	struct guest_debug debug;	 /* breakpoints the VMM placed */
 	bool sync_regs;	 /* KVM_CAP_SYNC_REGS: registers come with each exit */
 	bool regs_synced; /* run->s.regs holds this exit's registers */
+	vcpu_exit_observer_fn observe_exit; /* NULL: nobody watches */
+	void *observe_exit_ctx;
+	const char *crash_reason; /* why the guest crashed, once it has */
 };
 
 int vcpu_create(struct vcpu *vcpu, struct vm *vm, unsigned id, const struct cpu_model *model);

@@ -177,6 +177,8 @@ const char *vm_stop_reason_name(enum vm_stop_reason reason)
 		return "VMM error";
 	case VM_STOP_TRACE_DONE:
 		return "trace complete";
+	case VM_STOP_HANG:
+		return "hang (no new events)";
 	}
 	return "?";
 }

@@ -50,6 +50,17 @@ struct x86_paging {
 struct x86_paging x86_paging_from_sregs(const struct kvm_sregs *sregs);
 
 /*
+ * The linear address of `offset` in a segment with base `base` (CS, SS,
+ * DS or ES): in 64-bit mode (EFER.LMA with CS.L) the CPU takes their bases
+ * as 0, whatever the descriptor loaded, which is what KVM reports (only FS
+ * and GS keep a base there); elsewhere base + offset.
+ */
+static inline uint64_t x86_linear(const struct kvm_sregs *s, uint64_t base, uint64_t offset)
+{
+	return (s->efer & X86_PW_EFER_LMA) && s->cs.l ? offset : base + offset;
+}
+
+/*
  * Translates linear address `va`. On success stores the guest-physical
  * address in *pa and, if page_end is not NULL, the first linear address
  * after the page that maps va (4 KiB granules when paging is off), so a

@@ -5,6 +5,7 @@
 
 #include "boot_params.h"
 #include "cmdline.h"
+#include "exitseq.h"
 #include "machine.h"
 #include "print.h"
 #include "start_info.h"
@@ -71,6 +72,9 @@ void boot_begin(const char *arch, enum boot_proto proto, uint64_t info_pa)
 		break;
 	}
 
+	if (boot_opts.exit_sequence)
+		exitseq_run();
+
 	switch (boot_opts.crash) {
 	case CRASH_TRIPLE:
 		print_line("crash: triple fault");
@@ -81,6 +85,12 @@ void boot_begin(const char *arch, enum boot_proto proto, uint64_t info_pa)
 	case CRASH_PANIC:
 		print_line("crash: panic");
 		panic("requested on the command line");
+	case CRASH_HANG_LOOP:
+		print_line("crash: hang-loop");
+		machine_spin();
+	case CRASH_INTERNAL:
+		print_line("crash: internal");
+		machine_unemulatable();
 	case CRASH_NONE:
 		break;
 	}

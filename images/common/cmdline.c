@@ -78,6 +78,10 @@ static void apply_word(struct word w, struct boot_opts *opts)
 			opts->crash = CRASH_HLT;
 		else if (word_is(v, "panic"))
 			opts->crash = CRASH_PANIC;
+		else if (word_is(v, "hang-loop"))
+			opts->crash = CRASH_HANG_LOOP;
+		else if (word_is(v, "internal"))
+			opts->crash = CRASH_INTERNAL;
 		else
 			bad_word(w);
 	} else if (word_value(w, "reboot", &v)) {
@@ -95,6 +99,18 @@ static void apply_word(struct word w, struct boot_opts *opts)
 			bad_word(w);
 	} else if (word_is(w, "regcheck")) {
 		opts->regcheck = true;
+	} else if (word_value(w, "exits", &v)) {
+		if (word_is(v, "sequence"))
+			opts->exit_sequence = true;
+		else
+			bad_word(w);
+	} else if (word_value(w, "hostile", &v)) {
+		/* The case name, for common/hostile.c to look up. */
+		if (v.len == 0 || v.len >= sizeof(opts->hostile))
+			bad_word(w);
+		else
+			for (size_t i = 0; i < v.len; i++)
+				opts->hostile[i] = v.s[i];
 	}
 }
 

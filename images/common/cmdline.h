@@ -12,6 +12,8 @@ enum crash_mode {
 	CRASH_TRIPLE,	/* crash=triple: triple fault after the banner */
 	CRASH_HLT,	/* crash=hlt: cli; hlt forever */
 	CRASH_PANIC,	/* crash=panic: call panic(), which reboots like panic=-1 */
+	CRASH_HANG_LOOP, /* crash=hang-loop: spin forever in a traced function, no exits */
+	CRASH_INTERNAL,	/* crash=internal: an instruction KVM cannot emulate, on MMIO */
 };
 
 struct boot_opts {
@@ -21,6 +23,9 @@ struct boot_opts {
 	bool trace_ring;	/* trace=ring: take tracing over with guestlib */
 	bool regcheck;		/* regcheck: check registers survive a site */
 	uint32_t repeat;	/* repeat=N: each phase runs the call tree N times */
+	bool exit_sequence;	/* exits=sequence: scripted port/MMIO/MSR accesses */
+	char hostile[24];	/* hostile=<case>: misbehave towards the VMM (x86_64,
+				 * common/hostile.c); "" when not asked */
 };
 
 /* Parses at most max bytes of s (stops at NUL). Unknown words are ignored,

@@ -12,6 +12,19 @@ void machine_hang(void)
 		__asm__ volatile("cli; hlt");
 }
 
+void machine_spin(void)
+{
+	for (;;)
+		__asm__ volatile("" ::: "memory");
+}
+
+void machine_unemulatable(void)
+{
+	/* No RAM there: every access is an MMIO exit KVM must emulate. */
+	__asm__ volatile("fildl (%0)" : : "r"((uintptr_t)0xd0000000u) : "memory");
+	machine_hang();
+}
+
 void machine_exit(uint32_t status)
 {
 	outl(ET_PORT_DEBUG_EXIT, status);

@@ -18,5 +18,10 @@ __noreturn void machine_triple_fault(void);
 __noreturn void panic(const char *why);
 /* cli; hlt forever: a hang only the VMM's timeout ends. */
 __noreturn void machine_hang(void);
+/* Spin forever inside this (traced) function: no exits, no calls. */
+__noreturn void machine_spin(void);
+/* Run an instruction KVM's emulator does not know (x87 fild) on an MMIO
+ * address, so KVM must emulate it and cannot: KVM_EXIT_INTERNAL_ERROR. */
+__noreturn void machine_unemulatable(void);
 
 #endif /* IMAGES_MACHINE_H */

@@ -5,13 +5,15 @@
  * protocol) at its higher-half address, where the call tree runs once
  * ("longmode"; with regcheck, after the register check), or, with
  * trace=ring, twice around the guestlib handoff ("early", then "ring";
- * common/tracering.c).
+ * common/tracering.c). hostile=<case> runs a misbehaving guest instead
+ * (common/hostile.c).
  */
 #include <stdint.h>
 
 #include "boot.h"
 #include "calltree.h"
 #include "compiler.h"
+#include "hostile.h"
 #include "layout.h"
 #include "regcheck.h"
 #include "tracering.h"
@@ -22,6 +24,8 @@ __noreturn void boot_main_linux64(uint64_t boot_params_pa);
 /* What both entries do once the loader's information has been reported. */
 __traced_fn __noreturn static void longmode_main(void)
 {
+	if (boot_options()->hostile[0])
+		hostile_run(boot_options()->hostile, -(int64_t)KERNEL_VIRT_BASE);
 	if (boot_options()->trace_ring) {
 		/* The image runs at physical + KERNEL_VIRT_BASE (kernel.ld). */
 		tracering_run(-(int64_t)KERNEL_VIRT_BASE);

@@ -4,12 +4,14 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -49,6 +51,14 @@ VmmResult run_vmm(const VmmRun &run)
 		dup2(err[1], 2);
 		if (run.as_nobody && (setgid(65534) || setuid(65534)))
 			_exit(126);
+		if (run.fsize_limit) {
+			// A full disk for the trace file: writes past the limit
+			// fail with EFBIG instead of killing the process.
+			struct rlimit rl = { (rlim_t)run.fsize_limit, (rlim_t)run.fsize_limit };
+			signal(SIGXFSZ, SIG_IGN);
+			if (setrlimit(RLIMIT_FSIZE, &rl))
+				_exit(126);
+		}
 		execv(bin.c_str(), argv.data());
 		_exit(127);
 	}
@@ -57,7 +67,7 @@ VmmResult run_vmm(const VmmRun &run)
 
 	struct pollfd fds[2] = { { out[0], POLLIN, 0 }, { err[0], POLLIN, 0 } };
 	bool signalled = false;
-	double deadline = now() + run.harness_timeout_s;
+	double deadline = now() + run.harness_timeout_s, signal_at = 0;
 	int open_fds = 2;
 	while (open_fds > 0) {
 		int left_ms = (int)((deadline - now()) * 1000);
@@ -65,6 +75,15 @@ VmmResult run_vmm(const VmmRun &run)
 			kill(pid, SIGKILL);
 			res.timed_out = true;
 			break;
+		}
+		if (signal_at > 0 && !signalled) {
+			int signal_ms = (int)((signal_at - now()) * 1000);
+			if (signal_ms <= 0) {
+				kill(pid, run.send_signal);
+				signalled = true;
+				continue;
+			}
+			left_ms = std::min(left_ms, signal_ms);
 		}
 		if (poll(fds, 2, left_ms) < 0 && errno != EINTR)
 			break;
@@ -81,10 +100,14 @@ VmmResult run_vmm(const VmmRun &run)
 			}
 			(i == 0 ? res.out : res.err).append(buf, (size_t)n);
 		}
-		if (run.send_signal && !signalled && !run.wait_for.empty() &&
+		if (run.send_signal && !signalled && signal_at == 0 && !run.wait_for.empty() &&
 		    res.out.find(run.wait_for) != std::string::npos) {
-			kill(pid, run.send_signal);
-			signalled = true;
+			if (run.signal_delay_s > 0) {
+				signal_at = now() + run.signal_delay_s;
+			} else {
+				kill(pid, run.send_signal);
+				signalled = true;
+			}
 		}
 	}
 	for (auto &f : fds)

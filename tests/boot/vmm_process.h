@@ -18,7 +18,9 @@ struct VmmRun {
 	double harness_timeout_s = 60;	   // safety net; tests set --timeout themselves
 	std::string wait_for;		   // when this appears on stdout...
 	int send_signal = 0;		   // ...send this signal
+	double signal_delay_s = 0;	   // ...this long after it appeared
 	bool as_nobody = false;		   // drop root first (uid/gid 65534)
+	long fsize_limit = 0;		   // RLIMIT_FSIZE in bytes (SIGXFSZ ignored); 0: none
 };
 
 VmmResult run_vmm(const VmmRun &run);

@@ -44,7 +44,7 @@ protected:
 TEST_F(Linux64, SynthesizedZeroPageForAVmlinux)
 {
 	img.machine = 62; // EM_X86_64
-	struct linux64_boot_info info = { "console=ttyS0 root=/dev/ram0", 0x3000000, 0x12345 };
+	struct linux64_boot_info info = { "console=ttyS0 root=/dev/ram0", 0x3000000, 0x12345, 0xe0000 };
 	ASSERT_EQ(linux64_write_boot_params(&mem, &img, &info), 0) << et_last_error();
 	const uint8_t *bp = zero_page();
 
@@ -60,6 +60,7 @@ TEST_F(Linux64, SynthesizedZeroPageForAVmlinux)
 	EXPECT_EQ(field<uint32_t>(bp, BP_RAMDISK_IMAGE), 0x3000000u);
 	EXPECT_EQ(field<uint32_t>(bp, BP_RAMDISK_SIZE), 0x12345u);
 	EXPECT_EQ(field<uint32_t>(bp, BP_EXT_RAMDISK_IMAGE), 0u);
+	EXPECT_EQ(field<uint64_t>(bp, BP_ACPI_RSDP_ADDR), 0xe0000u); // the ACPI tables
 
 	// The same map PVH guests see, in E820's packed 20-byte entries.
 	ASSERT_EQ(bp[BP_E820_ENTRIES], 3);
@@ -85,16 +86,16 @@ TEST_F(Linux64, SetupHeaderFromTheBzImageIsKept)
 	uint32_t initrd_max = 0x037fffff; // 56 MiB
 	memcpy(hdr + BZ_OFF_INITRD_ADDR_MAX - BP_SETUP_HEADER, &initrd_max, 4);
 
-	struct linux64_boot_info info = { "quiet", 0, 0 };
+	struct linux64_boot_info info = { "quiet", 0, 0, 0 };
 	ASSERT_EQ(linux64_write_boot_params(&mem, &img, &info), 0) << et_last_error();
 	EXPECT_EQ(field<uint32_t>(zero_page(), BZ_OFF_INITRD_ADDR_MAX), initrd_max);
 	EXPECT_EQ(zero_page()[BP_TYPE_OF_LOADER], 0xff); // ours, over the image's
 
 	// The kernel's own limits are enforced.
-	struct linux64_boot_info long_line = { "0123456789abcdefXYZ", 0, 0 };
+	struct linux64_boot_info long_line = { "0123456789abcdefXYZ", 0, 0, 0 };
 	EXPECT_EQ(linux64_write_boot_params(&mem, &img, &long_line), -1);
 	EXPECT_NE(std::string(et_last_error()).find("at most 16"), std::string::npos) << et_last_error();
-	struct linux64_boot_info high_initrd = { "", 0x3800000, 0x1000 };
+	struct linux64_boot_info high_initrd = { "", 0x3800000, 0x1000, 0 };
 	EXPECT_EQ(linux64_write_boot_params(&mem, &img, &high_initrd), -1);
 	EXPECT_NE(std::string(et_last_error()).find("above this kernel's limit"), std::string::npos);
 }

@@ -27,7 +27,7 @@ protected:
 TEST_F(Pvh, StartInfoWithCmdlineAndInitrd)
 {
 	ASSERT_EQ(guest_mem_init(&mem, 64 << 20), 0);
-	struct pvh_boot_info info = { "console=ttyS0 exit=3", 0x3f00000, 0x1234 };
+	struct pvh_boot_info info = { "console=ttyS0 exit=3", 0x3f00000, 0x1234, 0xe0000 };
 	ASSERT_EQ(pvh_write_start_info(&mem, &info), 0);
 
 	struct hvm_start_info si = start_info();
@@ -37,7 +37,7 @@ TEST_F(Pvh, StartInfoWithCmdlineAndInitrd)
 	EXPECT_EQ(si.nr_modules, 1u);
 	EXPECT_EQ(si.modlist_paddr, (uint64_t)LAYOUT_PVH_MODLIST);
 	EXPECT_EQ(si.cmdline_paddr, (uint64_t)LAYOUT_CMDLINE);
-	EXPECT_EQ(si.rsdp_paddr, 0u);
+	EXPECT_EQ(si.rsdp_paddr, 0xe0000u); // the ACPI tables
 	EXPECT_EQ(si.memmap_paddr, (uint64_t)LAYOUT_PVH_MEMMAP);
 	EXPECT_EQ(si.memmap_entries, 3u);
 	EXPECT_EQ(si.reserved, 0u);
@@ -102,7 +102,7 @@ TEST_F(Pvh, RefusesOverlongCmdline)
 {
 	ASSERT_EQ(guest_mem_init(&mem, 16 << 20), 0);
 	std::string huge(LAYOUT_CMDLINE_MAX, 'x');
-	struct pvh_boot_info info = { huge.c_str(), 0, 0 };
+	struct pvh_boot_info info = { huge.c_str(), 0, 0, 0 };
 	EXPECT_EQ(pvh_write_start_info(&mem, &info), -1);
 	EXPECT_NE(strstr(et_last_error(), "command line"), nullptr) << et_last_error();
 }

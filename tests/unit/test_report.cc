@@ -484,8 +484,8 @@ TEST(Report, FormatNames)
 	EXPECT_EQ(report_parse_format("csv", &f), 0);
 	EXPECT_EQ(f, REPORT_CSV);
 	EXPECT_EQ(report_parse_format("xml", &f), -1);
-	EXPECT_NE(strstr(et_last_error(), "unknown report format 'xml' (use ftrace, json, csv or "
-					  "summary)"),
+	EXPECT_NE(strstr(et_last_error(), "unknown report format 'xml' (use ftrace, json, csv, "
+					  "summary, graph or folded)"),
 		  nullptr);
 }
 

@@ -184,7 +184,7 @@ TEST(TraceFile, RecordLayoutIsAsDocumented)
 	std::string b = read_file_text(path);
 	ASSERT_GE(b.size(), 32u);
 	EXPECT_EQ(memcmp(b.data(), "ETTRACE\0", 8), 0);
-	EXPECT_EQ(b[8], 1);	     // version
+	EXPECT_EQ(b[8], TRACE_FILE_VERSION); // version
 	EXPECT_EQ(b[12], 16);	     // header length
 	EXPECT_EQ(b[16], TRACE_REC_META);
 	uint32_t len;
@@ -329,6 +329,17 @@ TEST(TraceFile, RefusesForeignFilesAndVersions)
 	spit(path, bad);
 	EXPECT_EQ(trace_reader_open(&r, path.c_str()), -1);
 	EXPECT_NE(strstr(et_last_error(), "version 9 is not supported"), nullptr);
+
+	// Version 1 (calls only) files are still read.
+	bad = bytes;
+	bad[8] = 1;
+	spit(path, bad);
+	ASSERT_EQ(trace_reader_open(&r, path.c_str()), 0) << et_last_error();
+	EXPECT_EQ(trace_reader_info(r)->version, 1u);
+	trace_reader_close(r);
+	bad[8] = 0;
+	spit(path, bad);
+	EXPECT_EQ(trace_reader_open(&r, path.c_str()), -1);
 
 	EXPECT_EQ(trace_reader_open(&r, d.file("missing").c_str()), -1);
 	EXPECT_NE(strstr(et_last_error(), "cannot open trace file"), nullptr);

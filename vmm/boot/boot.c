@@ -58,14 +58,15 @@ int boot_prepare(const struct guest_mem *gm, const struct kernel_image *img,
 		 const struct boot_request *req, struct kvm_regs *regs, struct kvm_sregs *sregs)
 {
 	if (req->protocol == BOOT_PVH) {
-		struct pvh_boot_info info = { req->cmdline, req->initrd_paddr, req->initrd_size };
+		struct pvh_boot_info info = { req->cmdline, req->initrd_paddr, req->initrd_size,
+					      req->acpi_rsdp };
 
 		if (pvh_write_start_info(gm, &info))
 			return -1;
 		return boot_cpu_setup_pvh(gm, img->pvh_entry, LAYOUT_PVH_START_INFO, regs, sregs);
 	} else {
 		struct linux64_boot_info info = { req->cmdline, req->initrd_paddr,
-						  req->initrd_size };
+						  req->initrd_size, req->acpi_rsdp };
 		uint64_t cr3;
 
 		if (linux64_write_boot_params(gm, img, &info))

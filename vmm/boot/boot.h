@@ -28,6 +28,7 @@ struct boot_request {
 	const char *cmdline;
 	uint64_t initrd_paddr; /* 0: none */
 	uint64_t initrd_size;
+	uint64_t acpi_rsdp;    /* 0: no ACPI tables */
 };
 
 /* Parses "auto", "pvh" or "linux64". */

@@ -64,6 +64,7 @@ int linux64_write_boot_params(const struct guest_mem *gm, const struct kernel_im
 	write_setup_header(bp, img, cmdline_max);
 	put32(bp + BP_CMD_LINE_PTR, LAYOUT_CMDLINE);
 	put32(bp + BP_EXT_CMD_LINE_PTR, 0);
+	put64(bp + BP_ACPI_RSDP_ADDR, info->rsdp_paddr);
 
 	if (info->initrd_size) {
 		uint64_t end = info->initrd_paddr + info->initrd_size;

@@ -44,6 +44,7 @@ struct linux64_boot_info {
 	const char *cmdline;
 	uint64_t initrd_paddr; /* 0: none */
 	uint64_t initrd_size;
+	uint64_t rsdp_paddr; /* 0: no ACPI */
 };
 
 /* Fills the zero page at LAYOUT_ZERO_PAGE. The setup header comes from

@@ -27,6 +27,7 @@ int pvh_write_start_info(const struct guest_mem *gm, const struct pvh_boot_info 
 			    cmdline_len + 1))
 		return -1;
 	si.cmdline_paddr = LAYOUT_CMDLINE;
+	si.rsdp_paddr = info->rsdp_paddr;
 
 	si.memmap_entries = memmap_build(gm, entries, LAYOUT_PVH_MEMMAP_MAX);
 	for (unsigned i = 0; i < si.memmap_entries; i++)

@@ -25,6 +25,7 @@ struct pvh_boot_info {
 	const char *cmdline;   /* NULL or "" for none */
 	uint64_t initrd_paddr; /* 0 when there is no initrd */
 	uint64_t initrd_size;
+	uint64_t rsdp_paddr;   /* 0: no ACPI */
 };
 
 /* Writes start_info, memory map, module list and command line at their

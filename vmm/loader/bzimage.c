@@ -48,6 +48,9 @@ int bzimage_parse(const uint8_t *data, size_t size, struct bzimage_info *info)
 	header_end = 0x202 + data[BZ_OFF_JUMP + 1];
 	if (header_end > 0x290 || header_end < BZ_OFF_INIT_SIZE + 4)
 		header_end = 0x290 < size ? 0x290 : BZ_OFF_INIT_SIZE + 4;
+	if (header_end > size) /* found by fuzzing: read past the end */
+		return et_error("truncated bzImage: %zu bytes cannot hold the %zu-byte setup header",
+				size, header_end - BZ_SETUP_HEADER_OFFSET);
 	info->setup_header_len = header_end - BZ_SETUP_HEADER_OFFSET;
 	memcpy(info->setup_header, data + BZ_SETUP_HEADER_OFFSET, info->setup_header_len);
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/x86/msr_names.h"
 #include "vmm/error.h"
 #include "vmm/report/report_util.h"
 #include "vmm/trace/event.h"
@@ -199,6 +200,105 @@ const char *report_source_name(unsigned source)
 	return "unknown";
 }
 
+const char *report_exit_kind_name(unsigned kind)
+{
+	switch (kind) {
+	case ET_REC_PIO:
+		return "pio";
+	case ET_REC_MMIO:
+		return "mmio";
+	case ET_REC_MSR:
+		return "msr";
+	case ET_REC_HYPERCALL:
+		return "hypercall";
+	case ET_REC_HLT:
+		return "hlt";
+	case ET_REC_SHUTDOWN:
+		return "shutdown";
+	}
+	return "exit";
+}
+
+static const char *hypercall_name(uint64_t nr)
+{
+	switch (nr) {
+	case ET_HC_HANDOFF:
+		return " (handoff)";
+	case ET_HC_MARK:
+		return " (mark)";
+	}
+	return "";
+}
+
+const char *report_exit_text(const struct et_ring_record *e, char *buf, size_t len)
+{
+	struct et_exit x = et_exit_unpack(e);
+	const char *dir = x.write ? "write" : "read";
+	const char *msr;
+
+	switch (x.kind) {
+	case ET_REC_PIO:
+		snprintf(buf, len, "pio %s port 0x%" PRIx64 " size %u value 0x%" PRIx64 "%s", dir,
+			 x.addr, x.size, x.value, x.unclaimed ? " (unclaimed)" : "");
+		break;
+	case ET_REC_MMIO:
+		snprintf(buf, len, "mmio %s addr 0x%" PRIx64 " size %u value 0x%" PRIx64 "%s", dir,
+			 x.addr, x.size, x.value, x.unclaimed ? " (unclaimed)" : "");
+		break;
+	case ET_REC_MSR:
+		msr = x86_msr_name((uint32_t)x.addr);
+		snprintf(buf, len, "msr %s 0x%" PRIx64 "%s%s%s value 0x%" PRIx64 "%s", dir, x.addr,
+			 msr ? " (" : "", msr ? msr : "", msr ? ")" : "", x.value,
+			 x.unclaimed ? " (#GP)" : "");
+		break;
+	case ET_REC_HYPERCALL:
+		snprintf(buf, len, "hypercall %" PRIu64 "%s result %" PRId64, x.addr,
+			 hypercall_name(x.addr), (int64_t)x.value);
+		break;
+	case ET_REC_HLT:
+		snprintf(buf, len, "hlt");
+		break;
+	case ET_REC_SHUTDOWN:
+		snprintf(buf, len, "shutdown (triple fault)");
+		break;
+	default:
+		snprintf(buf, len, "exit of unknown kind %u", x.kind);
+		break;
+	}
+	return buf;
+}
+
+const char *report_exit_counts(const struct trace_info *in, char *buf, size_t len)
+{
+	size_t n;
+
+	buf[0] = '\0';
+	if (!in->nr_exits)
+		return buf;
+	n = (size_t)snprintf(buf, len, "%" PRIu64 " (", in->nr_exits);
+	for (unsigned k = 0; k < TRACE_EXIT_KINDS && n < len; k++)
+		if (in->exits_by_kind[k])
+			n += (size_t)snprintf(buf + n, len - n, "%s%s %" PRIu64, buf[n - 1] == '(' ? "" : ", ",
+					      report_exit_kind_name(ET_REC_EXIT_FIRST + k),
+					      in->exits_by_kind[k]);
+	if (n < len)
+		snprintf(buf + n, len - n, ")");
+	return buf;
+}
+
+const char *report_symbol_offset(struct name_cache *c, uint64_t ip, char *buf, size_t len)
+{
+	const struct symbol *s = name_cache_symbol(c, ip);
+
+	if (!s)
+		snprintf(buf, len, "0x%" PRIx64, ip);
+	else if (ip == s->addr)
+		snprintf(buf, len, "%s", s->name);
+	else
+		snprintf(buf, len, "%s+0x%" PRIx64, s->name, ip - s->addr);
+	return buf;
+}
+
 void note_merge_init(struct note_merge *m, const struct trace_reader *r)
 {
 	m->notes = trace_reader_notes(r, &m->nr);
@@ -227,8 +327,13 @@ int report_parse_format(const char *name, enum report_format *fmt)
 		*fmt = REPORT_CSV;
 	else if (!strcmp(name, "summary"))
 		*fmt = REPORT_SUMMARY;
+	else if (!strcmp(name, "graph"))
+		*fmt = REPORT_GRAPH;
+	else if (!strcmp(name, "folded"))
+		*fmt = REPORT_FOLDED;
 	else
-		return et_error("unknown report format '%s' (use ftrace, json, csv or summary)",
+		return et_error("unknown report format '%s' (use ftrace, json, csv, summary, graph "
+				"or folded)",
 				name);
 	return 0;
 }
@@ -244,6 +349,10 @@ int report_write(struct trace_reader *r, enum report_format fmt, FILE *out)
 		return report_csv(r, out);
 	case REPORT_SUMMARY:
 		return report_summary(r, out);
+	case REPORT_GRAPH:
+		return report_graph(r, out);
+	case REPORT_FOLDED:
+		return report_folded(r, out);
 	}
 	return et_error("unknown report format");
 }
@@ -311,7 +420,12 @@ int report_summary(struct trace_reader *r, FILE *out)
 	while ((ret = trace_reader_next(r, &rec)) > 0) {
 		for (size_t i = 0; i < rec.nr_events; i++) {
 			uint64_t ip = rec.events[i].ip;
-			const struct symbol *s = name_cache_symbol(names, ip);
+			const struct symbol *s;
+
+			/* Calls only: not returns, not VM exits. */
+			if (et_rec_is_exit(&rec.events[i]) || et_rec_kind(&rec.events[i]) == ET_REC_RET)
+				continue;
+			s = name_cache_symbol(names, ip);
 
 			if (s) {
 				counts[s - tab->syms]++;
@@ -374,7 +488,13 @@ int report_summary(struct trace_reader *r, FILE *out)
 		  in->events_by_source[ET_REC_SRC_GUEST]);
 	if (in->events_by_source[0])
 		ob_printf(ob, ", unknown %" PRIu64, in->events_by_source[0]);
+	if (in->nr_exits)
+		ob_printf(ob, ", VM exits %" PRIu64, in->nr_exits);
 	ob_str(ob, ")\n");
+	if (in->nr_returns)
+		ob_printf(ob, "returns:      %" PRIu64 " (--graph)\n", in->nr_returns);
+	if (in->nr_exits)
+		ob_printf(ob, "VM exits:     %s\n", report_exit_counts(in, state, sizeof(state)));
 	if (in->has_end)
 		ob_printf(ob, "recorded:     %" PRIu64 "\n", in->end_recorded);
 	ob_printf(ob, "dropped:      %" PRIu64, in->dropped);

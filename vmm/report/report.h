@@ -22,9 +22,12 @@ enum report_format {
 	REPORT_JSON,
 	REPORT_CSV,
 	REPORT_SUMMARY,
+	REPORT_GRAPH,  /* ftrace's function_graph text (a --graph trace) */
+	REPORT_FOLDED, /* folded stacks for flamegraph.pl (a --graph trace) */
 };
 
-/* "ftrace", "json", "csv" or "summary"; 0, or -1 with an error. */
+/* "ftrace", "json", "csv", "summary", "graph" or "folded"; 0, or -1 with
+ * an error. */
 int report_parse_format(const char *name, enum report_format *fmt);
 
 /* Each writes the whole report for r (from its first record) to out;
@@ -34,6 +37,8 @@ int report_ftrace(struct trace_reader *r, FILE *out);
 int report_json(struct trace_reader *r, FILE *out);
 int report_csv(struct trace_reader *r, FILE *out);
 int report_summary(struct trace_reader *r, FILE *out);
+int report_graph(struct trace_reader *r, FILE *out);
+int report_folded(struct trace_reader *r, FILE *out);
 
 #ifdef __cplusplus
 }

@@ -5,8 +5,12 @@
  *   seconds,tsc,cpu,source,function,offset,ip,parent_function,parent_offset,parent_ip,note
  *   0.000766000,2000000,0,breakpoint,foo,0x5,0xffffffff81000105,start_kernel,0x10,0xffffffff81000010,
  *
- * One row per call in file order, with marks and drops merged in by time
- * as rows with only seconds, tsc and note. seconds is the time since the
+ * One row per event in time order, with marks and drops merged in by time
+ * as rows with only seconds, tsc and note. A VM exit's row has source
+ * "exit", the function it happened in (function, offset, ip: the guest's
+ * rip), no parent, and the exit in words as its note; a return's (from
+ * --graph) has the function, the address it returned to as parent, and
+ * the note "return". seconds is the time since the
  * earliest event (9 decimals; empty when the TSC frequency is unknown).
  * An ip no symbol covers leaves function and offset empty; a parent ip
  * of 0 (unknown) leaves all three parent fields empty.
@@ -108,39 +112,45 @@ int report_csv(struct trace_reader *r, FILE *out)
 	const struct trace_info *in = trace_reader_info(r);
 	const struct trace_note *n;
 	struct note_merge notes;
-	struct trace_record rec;
+	struct trace_merge *m = NULL;
+	struct et_ring_record ev;
+	char text[192];
 	int ret;
 
-	if (!ob || !names) {
+	if (!ob || !names || trace_merge_open(r, &m)) {
 		free(ob);
 		free(names);
-		return et_error("out of memory");
+		return !ob || !names ? et_error("out of memory") : -1;
 	}
 	ob->f = out;
 	ob->len = 0;
 	note_merge_init(&notes, r);
 	ob_str(ob, csv_header);
-	trace_reader_rewind(r);
-	while ((ret = trace_reader_next(r, &rec)) > 0) {
-		for (size_t i = 0; i < rec.nr_events; i++) {
-			const struct et_ring_record *e = &rec.events[i];
+	while ((ret = trace_merge_next(m, &ev)) > 0) {
+		const struct et_ring_record *e = &ev;
+		bool is_exit = et_rec_is_exit(e);
 
-			while ((n = note_merge_before(&notes, e->tsc)))
-				note_row(ob, in, n);
-			time_fields(ob, in, e->tsc);
-			ob_u64(ob, e->cpu, 0, ' ');
-			ob_char(ob, ',');
-			ob_str(ob, report_source_name(trace_event_source(e)));
-			ob_char(ob, ',');
-			func_fields(ob, names, e->ip);
-			ob_char(ob, ',');
-			if (e->parent_ip)
-				func_fields(ob, names, e->parent_ip);
-			else
-				ob_str(ob, ",,");
-			ob_str(ob, ",\n");
-		}
+		while ((n = note_merge_before(&notes, e->tsc)))
+			note_row(ob, in, n);
+		time_fields(ob, in, e->tsc);
+		ob_u64(ob, et_rec_cpu(e), 0, ' ');
+		ob_char(ob, ',');
+		ob_str(ob, is_exit ? "exit" : report_source_name(trace_event_source(e)));
+		ob_char(ob, ',');
+		func_fields(ob, names, e->ip);
+		ob_char(ob, ',');
+		if (e->parent_ip && !is_exit)
+			func_fields(ob, names, e->parent_ip);
+		else
+			ob_str(ob, ",,");
+		ob_char(ob, ',');
+		if (is_exit)
+			field(ob, "", report_exit_text(e, text, sizeof(text)));
+		else if (et_rec_kind(e) == ET_REC_RET)
+			ob_str(ob, "return");
+		ob_char(ob, '\n');
 	}
+	trace_merge_close(m);
 	if (ret == 0) {
 		while ((n = note_merge_rest(&notes)))
 			note_row(ob, in, n);

@@ -107,6 +107,9 @@ static void header(struct ftrace_state *st, struct trace_reader *r)
 		  in->events_by_source[ET_REC_SRC_BREAKPOINT],
 		  in->events_by_source[ET_REC_SRC_TRAMPOLINE],
 		  in->events_by_source[ET_REC_SRC_GUEST]);
+	if (in->nr_exits)
+		ob_printf(ob, "# earlytrace: VM exits: %s\n",
+			  report_exit_counts(in, state, sizeof(state)));
 	if (in->tsc_khz)
 		ob_printf(ob, "# earlytrace: clock: guest TSC at %" PRIu64
 			      " kHz; TIMESTAMP is seconds of guest TSC\n",
@@ -134,12 +137,27 @@ static void header(struct ftrace_state *st, struct trace_reader *r)
 		   "#              | |         |   |||||     |         |\n");
 }
 
+/* A VM exit as a line of its own: "vm_exit: TEXT in FUNC+OFF". */
+static void exit_line(struct ftrace_state *st, struct name_cache *tab,
+		      const struct et_ring_record *e)
+{
+	char text[192], where[192];
+
+	context(st, et_rec_cpu(e), "d....", e->tsc);
+	ob_str(st->ob, "vm_exit: ");
+	ob_str(st->ob, report_exit_text(e, text, sizeof(text)));
+	ob_str(st->ob, " in ");
+	ob_str(st->ob, report_symbol_offset(tab, e->ip, where, sizeof(where)));
+	ob_char(st->ob, '\n');
+}
+
 int report_ftrace(struct trace_reader *r, FILE *out)
 {
 	struct name_cache *tab = name_cache_new(trace_reader_symtab(r));
 	struct ftrace_state st = { 0 };
 	const struct trace_note *n;
-	struct trace_record rec;
+	struct trace_merge *m = NULL;
+	struct et_ring_record ev;
 	int ret;
 
 	st.ob = malloc(sizeof(*st.ob));
@@ -148,28 +166,38 @@ int report_ftrace(struct trace_reader *r, FILE *out)
 		free(tab);
 		return et_error("out of memory");
 	}
+	if (trace_merge_open(r, &m)) {
+		free(st.ob);
+		free(tab);
+		return -1;
+	}
 	st.ob->f = out;
 	st.ob->len = 0;
 	st.in = trace_reader_info(r);
 	note_merge_init(&st.notes, r);
 	header(&st, r);
-	trace_reader_rewind(r);
-	while ((ret = trace_reader_next(r, &rec)) > 0) {
-		for (size_t i = 0; i < rec.nr_events; i++) {
-			const struct et_ring_record *e = &rec.events[i];
+	while ((ret = trace_merge_next(m, &ev)) > 0) {
+		const struct et_ring_record *e = &ev;
 
-			notes_before(&st, e->tsc);
-			context(&st, e->cpu,
-				trace_event_source(e) == ET_REC_SRC_GUEST ? "....." : "d....",
-				e->tsc);
-			func(st.ob, tab, e->ip);
-			if (e->parent_ip) {
-				ob_str(st.ob, " <-");
-				func(st.ob, tab, e->parent_ip);
-			}
-			ob_char(st.ob, '\n');
+		/* The function tracer shows entries only; returns are for
+		 * --format graph. */
+		if (et_rec_kind(e) == ET_REC_RET)
+			continue;
+		notes_before(&st, e->tsc);
+		if (et_rec_is_exit(e)) {
+			exit_line(&st, tab, e);
+			continue;
 		}
+		context(&st, e->cpu, trace_event_source(e) == ET_REC_SRC_GUEST ? "....." : "d....",
+			e->tsc);
+		func(st.ob, tab, e->ip);
+		if (e->parent_ip) {
+			ob_str(st.ob, " <-");
+			func(st.ob, tab, e->parent_ip);
+		}
+		ob_char(st.ob, '\n');
 	}
+	trace_merge_close(m);
 	if (ret == 0) {
 		while ((n = note_merge_rest(&st.notes)))
 			note_line(&st, n);

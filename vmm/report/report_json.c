@@ -6,7 +6,11 @@
  *
  * One thread-scoped instant event ("ph":"i","s":"t") per call, on pid 1
  * and tid = vCPU, named after the function, with args parent, ip and
- * source; marks and drops are global instant events ("s":"g"). ts is in
+ * source. A call whose return was recorded too (--graph) is a duration
+ * instead: "ph":"B" at the call, "ph":"E" at the return, which Perfetto
+ * nests by time. VM exits are thread-scoped instants of category "exit"
+ * named after what they did; marks and drops are global instant events
+ * ("s":"g"). Events come in TSC order. ts is in
  * microseconds with nanosecond decimals (raw TSC cycles since the first
  * event when the TSC frequency is unknown, as otherData.clock says).
  */
@@ -148,10 +152,86 @@ static void other_data(struct json_state *st, struct trace_reader *r)
 	ob_char(ob, '}');
 }
 
+static void thread(struct json_state *st, uint32_t cpu)
+{
+	if (cpu < JSON_NAMED_CPUS)
+		st->cpus[cpu / 8] |= (uint8_t)(1u << (cpu % 8));
+	ob_str(st->ob, ",\"pid\":1,\"tid\":");
+	ob_u64(st->ob, cpu, 0, ' ');
+}
+
+static void exit_event(struct json_state *st, const struct et_ring_record *e)
+{
+	struct outbuf *ob = st->ob;
+	struct et_exit x = et_exit_unpack(e);
+	char text[192], where[192];
+
+	sep(st);
+	ob_str(ob, "{\"name\":");
+	ob_json_str(ob, report_exit_text(e, text, sizeof(text)));
+	ob_str(ob, ",\"cat\":\"exit\",\"ph\":\"i\",\"s\":\"t\",");
+	ts(st, e->tsc);
+	thread(st, x.cpu);
+	ob_str(ob, ",\"args\":{\"kind\":\"");
+	ob_str(ob, report_exit_kind_name(x.kind));
+	ob_str(ob, "\",\"address\":\"");
+	ob_hex(ob, x.addr);
+	ob_str(ob, "\",\"value\":\"");
+	ob_hex(ob, x.value);
+	ob_str(ob, "\",\"size\":");
+	ob_u64(ob, x.size, 0, ' ');
+	ob_str(ob, x.write ? ",\"write\":true" : ",\"write\":false");
+	ob_str(ob, ",\"ip\":\"");
+	ob_hex(ob, e->ip);
+	ob_str(ob, "\",\"function\":");
+	ob_json_str(ob, report_symbol_offset(st->names, e->ip, where, sizeof(where)));
+	ob_str(ob, "}}");
+}
+
+/* A call: an instant, or the beginning of a duration when its return
+ * was recorded. */
+static void call_event(struct json_state *st, const struct et_ring_record *e)
+{
+	struct outbuf *ob = st->ob;
+
+	sep(st);
+	ob_str(ob, "{\"name\":");
+	func_json(st, e->ip);
+	ob_str(ob, e->flags & ET_REC_F_RET_TRACED ? ",\"cat\":\"call\",\"ph\":\"B\","
+						   : ",\"cat\":\"call\",\"ph\":\"i\",\"s\":\"t\",");
+	ts(st, e->tsc);
+	thread(st, e->cpu);
+	ob_str(ob, ",\"args\":{\"parent\":");
+	func_json(st, e->parent_ip);
+	ob_str(ob, ",\"ip\":\"");
+	ob_hex(ob, e->ip);
+	ob_str(ob, "\",\"source\":\"");
+	ob_str(ob, report_source_name(trace_event_source(e)));
+	ob_str(ob, "\"}}");
+}
+
+static void return_event(struct json_state *st, const struct et_ring_record *e)
+{
+	struct outbuf *ob = st->ob;
+
+	sep(st);
+	ob_str(ob, "{\"name\":");
+	func_json(st, e->ip);
+	ob_str(ob, ",\"cat\":\"call\",\"ph\":\"E\",");
+	ts(st, e->tsc);
+	thread(st, e->cpu);
+	ob_str(ob, ",\"args\":{\"returned_to\":");
+	func_json(st, e->parent_ip);
+	if (e->flags & ET_REC_F_UNWOUND)
+		ob_str(ob, ",\"unwound\":true");
+	ob_str(ob, "}}");
+}
+
 int report_json(struct trace_reader *r, FILE *out)
 {
 	struct json_state st = { 0 };
-	struct trace_record rec;
+	struct trace_merge *m = NULL;
+	struct et_ring_record ev;
 	struct outbuf *ob;
 	int ret;
 
@@ -162,6 +242,11 @@ int report_json(struct trace_reader *r, FILE *out)
 		free(st.names);
 		return et_error("out of memory");
 	}
+	if (trace_merge_open(r, &m)) {
+		free(ob);
+		free(st.names);
+		return -1;
+	}
 	ob->f = out;
 	ob->len = 0;
 	st.in = trace_reader_info(r);
@@ -171,30 +256,16 @@ int report_json(struct trace_reader *r, FILE *out)
 	sep(&st);
 	ob_str(ob, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,"
 		   "\"args\":{\"name\":\"guest\"}}");
-	trace_reader_rewind(r);
-	while ((ret = trace_reader_next(r, &rec)) > 0) {
-		for (size_t i = 0; i < rec.nr_events; i++) {
-			const struct et_ring_record *e = &rec.events[i];
-
-			notes_before(&st, e->tsc);
-			if (e->cpu < JSON_NAMED_CPUS)
-				st.cpus[e->cpu / 8] |= (uint8_t)(1u << (e->cpu % 8));
-			sep(&st);
-			ob_str(ob, "{\"name\":");
-			func_json(&st, e->ip);
-			ob_str(ob, ",\"cat\":\"call\",\"ph\":\"i\",\"s\":\"t\",");
-			ts(&st, e->tsc);
-			ob_str(ob, ",\"pid\":1,\"tid\":");
-			ob_u64(ob, e->cpu, 0, ' ');
-			ob_str(ob, ",\"args\":{\"parent\":");
-			func_json(&st, e->parent_ip);
-			ob_str(ob, ",\"ip\":\"");
-			ob_hex(ob, e->ip);
-			ob_str(ob, "\",\"source\":\"");
-			ob_str(ob, report_source_name(trace_event_source(e)));
-			ob_str(ob, "\"}}");
-		}
+	while ((ret = trace_merge_next(m, &ev)) > 0) {
+		notes_before(&st, ev.tsc);
+		if (et_rec_is_exit(&ev))
+			exit_event(&st, &ev);
+		else if (et_rec_kind(&ev) == ET_REC_RET)
+			return_event(&st, &ev);
+		else
+			call_event(&st, &ev);
 	}
+	trace_merge_close(m);
 	if (ret == 0) {
 		while (st.next_note < st.nr_notes)
 			note_event(&st, &st.notes[st.next_note++]);

@@ -2,6 +2,7 @@
 #include "vmm/trace/handoff.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,12 +12,42 @@
 
 #define MARK_MAX 256
 
+/*
+ * A refused hypercall: counted, and the first one's reason is kept for the
+ * summary (handoff_report) and marked in the trace. A guest may send any
+ * number (a flood costs it one exit each), so later ones are only counted.
+ * Returns `code` for the guest's result field.
+ */
+__attribute__((format(printf, 3, 4))) static int64_t refuse(struct tracer *t, int64_t code,
+							   const char *fmt, ...)
+{
+	va_list ap;
+	char text[sizeof(t->hc_first_refusal) + 64];
+
+	if (t->bad_hypercalls++)
+		return code;
+	va_start(ap, fmt);
+	vsnprintf(t->hc_first_refusal, sizeof(t->hc_first_refusal), fmt, ap);
+	va_end(ap);
+	snprintf(text, sizeof(text), "hypercall refused: %s (later refusals are only counted)",
+		 t->hc_first_refusal);
+	trace_writer_mark(t->out, tracer_guest_tsc(&t->m->vcpu), text);
+	return code;
+}
+
+static bool overlaps(uint64_t a, uint64_t a_len, uint64_t b, uint64_t b_len)
+{
+	return a < b + b_len && b < a + a_len;
+}
+
 /* The ring header and its record array, if the guest's description holds. */
 static struct et_ring *ring_at(struct tracer *t, uint64_t paddr, uint64_t bytes)
 {
 	struct et_ring *ring;
 
-	if (bytes < sizeof(*ring) || bytes > t->m->vm.mem.size)
+	/* A misaligned ring is refused: its fields are accessed in place. */
+	if (bytes < sizeof(*ring) || bytes > t->m->vm.mem.size ||
+	    paddr % _Alignof(struct et_ring))
 		return NULL;
 	ring = guest_mem_ptr(&t->m->vm.mem, paddr, bytes);
 	if (!ring || ring->magic != ET_RING_MAGIC || ring->abi_version != ET_ABI_VERSION ||
@@ -33,17 +64,37 @@ static int64_t do_handoff(struct tracer *t, uint64_t paddr, uint64_t bytes)
 	char text[160];
 
 	if (t->handed_off)
-		return ET_E_STATE;
+		return refuse(t, ET_E_STATE, "handoff: tracing was handed over already");
 	ring = ring_at(t, paddr, bytes);
 	if (!ring)
-		return ET_E_INVAL;
+		return refuse(t, ET_E_INVAL,
+			      "handoff: no valid ring at 0x%" PRIx64 " (%" PRIu64 " bytes)", paddr,
+			      bytes);
+	/* The trampolines run in their region until the handoff, which puts
+	 * the region's own bytes back: a ring there would be wiped under the
+	 * guest (ring_at checked the range lies in RAM: no overflow here). */
+	if (t->tramp.installed &&
+	    overlaps(paddr, bytes, t->tramp.region.paddr, t->tramp.region.size))
+		return refuse(t, ET_E_INVAL,
+			      "handoff: ring at 0x%" PRIx64 " (%" PRIu64
+			      " bytes) overlaps the trampoline region",
+			      paddr, bytes);
 
 	tracer_stop_capture(t, "guest ring");
-	/* The oldest events first, as many as fit; the rest are counted. */
-	n = t->buf.count < ring->capacity ? t->buf.count : ring->capacity;
-	skipped = t->buf.count - n;
-	for (uint64_t i = 0; i < n; i++)
-		ring->records[i] = *host_buffer_at(&t->buf, (size_t)i);
+	/* The oldest calls first, as many as fit; the rest are counted. The
+	 * ring holds calls only (its ABI): returns and VM exits stay in the
+	 * trace file. */
+	n = skipped = 0;
+	for (size_t i = 0; i < t->buf.count; i++) {
+		const struct et_ring_record *ev = host_buffer_at(&t->buf, i);
+
+		if (et_rec_kind(ev) != ET_REC_CALL)
+			continue;
+		if (n < ring->capacity)
+			ring->records[n++] = *ev;
+		else
+			skipped++;
+	}
 	ring->head = n;
 	ring->lost = 0;
 	ring->vmm_events = n;
@@ -53,6 +104,8 @@ static int64_t do_handoff(struct tracer *t, uint64_t paddr, uint64_t bytes)
 
 	t->ring_paddr = paddr;
 	t->ring_bytes = bytes;
+	/* The guest records without exits now: its head is its progress. */
+	flight_recorder_watch(&t->fr, 1, &ring->head);
 	t->ring_vmm_events = n;
 	snprintf(text, sizeof(text),
 		 "handoff: guest ring at 0x%" PRIx64 " (%u records), %" PRIu64
@@ -69,20 +122,25 @@ static int64_t do_mark(struct tracer *t, uint64_t paddr)
 	size_t len = 0;
 
 	if (!text)
-		return ET_E_INVAL;
+		return refuse(t, ET_E_INVAL, "mark: string at 0x%" PRIx64 " is not in guest RAM",
+			      paddr);
 	/* Copy byte by byte through the bounds check: the string may end at
 	 * the edge of RAM. */
 	while (len < MARK_MAX) {
 		const char *c = guest_mem_ptr(&t->m->vm.mem, paddr + len, 1);
 
 		if (!c)
-			return ET_E_INVAL;
+			return refuse(t, ET_E_INVAL,
+				      "mark: string at 0x%" PRIx64 " runs past the end of guest RAM",
+				      paddr);
 		if (!*c)
 			break;
 		copy[len++] = (*c >= 0x20 && *c < 0x7f) ? *c : '?';
 	}
 	if (len == MARK_MAX)
-		return ET_E_INVAL;
+		return refuse(t, ET_E_INVAL,
+			      "mark: string at 0x%" PRIx64 " is longer than %d bytes", paddr,
+			      MARK_MAX - 1);
 	copy[len] = '\0';
 	trace_writer_mark(t->out, tracer_guest_tsc(&t->m->vcpu), copy);
 	return 0;
@@ -102,21 +160,37 @@ static void hypercall_io(void *opaque, uint64_t offset, uint8_t *data, uint32_t 
 	}
 	t->hypercalls++;
 	memcpy(&paddr, data, len < 4 ? len : 4);
-	hc = len == 4 ? guest_mem_ptr(&t->m->vm.mem, paddr, sizeof(*hc)) : NULL;
+	/* Misaligned blocks are refused like unmapped ones (fuzzing found
+	 * them: the fields are accessed in place, so they must be aligned). */
+	hc = len == 4 && paddr % _Alignof(struct et_hypercall) == 0
+		     ? guest_mem_ptr(&t->m->vm.mem, paddr, sizeof(*hc))
+		     : NULL;
 	if (!hc) {
-		t->bad_hypercalls++;
-		return; /* nowhere to write a result */
+		/* Nowhere to write a result. */
+		if (len != 4)
+			refuse(t, 0, "a %u-byte write to the port (it takes a 32-bit address)", len);
+		else
+			refuse(t, 0, "block at 0x%" PRIx32 " is not in guest RAM or not aligned",
+			       paddr);
+		return;
 	}
 	if (hc->abi_version != ET_ABI_VERSION)
-		hc->result = ET_E_VERSION;
+		hc->result = refuse(t, ET_E_VERSION, "ABI version %" PRIu32 " (this VMM speaks %d)",
+				    hc->abi_version, ET_ABI_VERSION);
 	else if (hc->nr == ET_HC_HANDOFF)
 		hc->result = do_handoff(t, hc->arg0, hc->arg1);
 	else if (hc->nr == ET_HC_MARK)
 		hc->result = do_mark(t, hc->arg0);
 	else
-		hc->result = ET_E_INVAL;
-	if (hc->result)
-		t->bad_hypercalls++;
+		hc->result = refuse(t, ET_E_INVAL, "unknown hypercall %" PRIu32, hc->nr);
+}
+
+void handoff_report(const struct tracer *t)
+{
+	if (t->bad_hypercalls)
+		fprintf(stderr,
+			"earlytrace: hypercalls: %" PRIu64 ", %" PRIu64 " refused (the first: %s)\n",
+			t->hypercalls, t->bad_hypercalls, t->hc_first_refusal);
 }
 
 int handoff_attach(struct tracer *t)
@@ -130,7 +204,8 @@ void handoff_collect_guest_ring(struct tracer *t)
 	struct et_ring *ring;
 	uint64_t head, first, start;
 
-	if (!t->ring_paddr)
+	/* ring_bytes, not ring_paddr: a ring at guest-physical 0 is valid. */
+	if (!t->ring_bytes)
 		return;
 	/* The guest may have scribbled on the header since: check it again. */
 	ring = ring_at(t, t->ring_paddr, t->ring_bytes);
@@ -153,7 +228,10 @@ void handoff_collect_guest_ring(struct tracer *t)
 	for (uint64_t i = start; i < head; i++) {
 		struct et_ring_record ev = ring->records[i % ring->capacity];
 
-		ev.flags = (uint16_t)((ev.flags & ~ET_REC_SRC_MASK) | ET_REC_SRC_GUEST);
+		/* A guest records calls, nothing else, whatever it wrote. */
+		ev.kind = ET_REC_CALL;
+		ev.flags = ET_REC_SRC_GUEST;
+		flight_recorder_add_guest(&t->fr, &ev);
 		trace_writer_events(t->out, &ev, 1);
 		t->guest_events++;
 	}

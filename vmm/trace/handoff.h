@@ -19,4 +19,8 @@ int handoff_attach(struct tracer *t);
  * file, and counts what it lost. Nothing when there was no handoff. */
 void handoff_collect_guest_ring(struct tracer *t);
 
+/* After the run: one line on stderr when the guest sent hypercalls the
+ * VMM refused (how many of how many, and why the first was). */
+void handoff_report(const struct tracer *t);
+
 #endif /* VMM_TRACE_HANDOFF_H */

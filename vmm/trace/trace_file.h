@@ -34,7 +34,11 @@ extern "C" {
 #endif
 
 #define TRACE_FILE_MAGIC "ETTRACE" /* 8 bytes with the NUL */
-#define TRACE_FILE_VERSION 1
+/* Version 2: EVENTS may hold returns and VM exits (kinds other than
+ * ET_REC_CALL), which a version-1 reader would show as calls. Readers
+ * accept every version from TRACE_FILE_MIN_VERSION on. */
+#define TRACE_FILE_VERSION 2
+#define TRACE_FILE_MIN_VERSION 1
 #define TRACE_FILE_HEADER_SIZE 16
 #define TRACE_RECORD_OVERHEAD 12	   /* type + length + CRC */
 #define TRACE_MAX_PAYLOAD (64u << 20)	   /* readers refuse larger records */
@@ -77,11 +81,13 @@ int trace_writer_mark(struct trace_writer *w, uint64_t tsc, const char *text);
  * Writes END and closes the file; frees w (NULL is accepted). Call once.
  *
  * Errors: the call during which a write first fails returns -1 with the
- * reason recorded (et_error); the file is cut back to its last complete
- * record. From then on nothing more is written (so the file has no gap)
- * and every call returns 0, counting the events it was given in
- * trace_writer_lost(); close still tries to write END, which carries the
- * lost count, and returns 0 unless that is the first failure.
+ * reason recorded (et_error, and trace_writer_error()); the file is cut
+ * back to its last complete record, and further back by up to 8 of the
+ * newest records if that is what it takes to know END fits (their events
+ * then count as lost). From then on nothing more is written (so the file
+ * has no gap) and every call returns 0, counting the events it was given
+ * in trace_writer_lost(); close writes END, which carries the lost count,
+ * and returns 0 unless that is the first failure.
  */
 int trace_writer_close(struct trace_writer *w, uint64_t recorded, uint64_t dropped,
 		       const char *exit_reason);
@@ -89,8 +95,12 @@ uint64_t trace_writer_bytes(const struct trace_writer *w);   /* file size so far
 uint64_t trace_writer_lost(const struct trace_writer *w);    /* events not stored */
 uint64_t trace_writer_written(const struct trace_writer *w); /* events stored */
 bool trace_writer_failed(const struct trace_writer *w);
+/* Why the first write failed ("" while none has). */
+const char *trace_writer_error(const struct trace_writer *w);
 
 /* ---- reader -------------------------------------------------------- */
+
+#define TRACE_EXIT_KINDS (ET_REC_SHUTDOWN - ET_REC_EXIT_FIRST + 1)
 
 /* What the whole file says, from a validating pass at open. Strings are
  * never NULL ("" when absent) and hold printable ASCII only (other bytes
@@ -108,8 +118,12 @@ struct trace_info {
 
 	uint64_t nr_records;
 	uint64_t nr_symbols;
-	uint64_t nr_events;	  /* events stored in the file */
-	uint64_t events_by_source[4]; /* index: flags & ET_REC_SRC_MASK */
+	uint64_t nr_events;	  /* events stored in the file, of every kind */
+	uint64_t events_by_source[4]; /* calls and returns; index: flags & ET_REC_SRC_MASK */
+	uint64_t nr_returns;	  /* ET_REC_RET events (--graph) */
+	uint64_t nr_exits;	  /* VM exit events */
+	uint64_t exits_by_kind[TRACE_EXIT_KINDS]; /* index: kind - ET_REC_EXIT_FIRST */
+	size_t nr_runs;		  /* stretches of events in TSC order (1 if all are) */
 	uint64_t min_tsc, max_tsc;    /* over all events; 0 when none */
 	uint64_t first_tsc, last_tsc; /* first and last event in file order */
 	uint32_t nr_cpus;	  /* highest cpu seen + 1 */
@@ -177,6 +191,32 @@ const struct trace_note *trace_reader_notes(const struct trace_reader *r, size_t
 int trace_reader_next(struct trace_reader *r, struct trace_record *rec);
 /* Back to the first record. */
 int trace_reader_rewind(struct trace_reader *r);
+
+/*
+ * Events in TSC order. A file is made of runs, stretches whose events are
+ * in TSC order by themselves: normally the VMM's stream, then the guest
+ * ring appended at the end of the run (whose events interleave in time
+ * with the VMM's later exits). The merge reads each run with its own
+ * cursor and yields the earliest event next, file order among equal TSCs.
+ * Files of more than TRACE_MERGE_MAX_RUNS runs (only a hostile or broken
+ * writer makes them) are read in file order. Memory: one record buffer
+ * per run.
+ */
+#define TRACE_MERGE_MAX_RUNS 64
+struct trace_merge;
+int trace_merge_open(struct trace_reader *r, struct trace_merge **m);
+/* 1 with *ev, 0 after the last event, -1 with an error. */
+int trace_merge_next(struct trace_merge *m, struct et_ring_record *ev);
+void trace_merge_close(struct trace_merge *m);
+
+/* For the merge: where run i starts (the record's file offset and the
+ * event's index in it); false past the last run or the recorded ones. */
+bool trace_reader_run(const struct trace_reader *r, size_t i, uint64_t *offset, size_t *index);
+/* A second reader of the same, already validated file, positioned at the
+ * record at offset (one of trace_reader_run's). */
+int trace_reader_dup(const struct trace_reader *r, uint64_t offset, struct trace_reader **out);
+/* The file offset of the record trace_reader_next() returns next. */
+uint64_t trace_reader_tell(const struct trace_reader *r);
 
 /* One line about how the run ended, e.g. "finished: guest exited (0)",
  * "run did not finish cleanly: last mark 'handoff to guest ring', 12

@@ -42,6 +42,13 @@ struct trace_reader {
 	struct trace_note *notes;
 	size_t nr_notes, notes_cap;
 	uint64_t prev_dropped;
+	/* Where each run of events in TSC order starts (the first
+	 * TRACE_MERGE_MAX_RUNS of them; info.nr_runs counts them all). */
+	struct {
+		uint64_t offset;
+		size_t index;
+	} runs[TRACE_MERGE_MAX_RUNS];
+	uint64_t last_event_tsc;
 };
 
 enum {
@@ -361,7 +368,18 @@ static int account(struct trace_reader *r, const struct trace_record *rec)
 	case TRACE_REC_EVENTS:
 		for (size_t i = 0; i < rec->nr_events; i++) {
 			const struct et_ring_record *e = &rec->events[i];
+			uint32_t cpu = et_rec_cpu(e);
+			unsigned kind = et_rec_kind(e);
 
+			/* A new run wherever time goes backwards. */
+			if (!in->nr_events || e->tsc < r->last_event_tsc) {
+				if (in->nr_runs < TRACE_MERGE_MAX_RUNS) {
+					r->runs[in->nr_runs].offset = rec->offset;
+					r->runs[in->nr_runs].index = i;
+				}
+				in->nr_runs++;
+			}
+			r->last_event_tsc = e->tsc;
 			if (!in->nr_events) {
 				in->min_tsc = in->max_tsc = in->first_tsc = e->tsc;
 			} else {
@@ -371,9 +389,16 @@ static int account(struct trace_reader *r, const struct trace_record *rec)
 					in->max_tsc = e->tsc;
 			}
 			in->last_tsc = e->tsc;
-			in->events_by_source[e->flags & ET_REC_SRC_MASK]++;
-			if (e->cpu < UINT32_MAX && e->cpu + 1 > in->nr_cpus)
-				in->nr_cpus = e->cpu + 1;
+			if (et_rec_is_exit(e)) {
+				in->nr_exits++;
+				if (kind - ET_REC_EXIT_FIRST < TRACE_EXIT_KINDS)
+					in->exits_by_kind[kind - ET_REC_EXIT_FIRST]++;
+			} else {
+				in->events_by_source[e->flags & ET_REC_SRC_MASK]++;
+				in->nr_returns += kind == ET_REC_RET;
+			}
+			if (cpu < UINT32_MAX && cpu + 1 > in->nr_cpus)
+				in->nr_cpus = cpu + 1;
 			in->nr_events++;
 		}
 		return 0;
@@ -461,10 +486,10 @@ int trace_reader_open(struct trace_reader **rp, const char *path)
 		goto fail;
 	}
 	r->info.version = get_u32(hdr + 8);
-	if (r->info.version != TRACE_FILE_VERSION) {
+	if (r->info.version < TRACE_FILE_MIN_VERSION || r->info.version > TRACE_FILE_VERSION) {
 		et_error("%s: trace file version %u is not supported (this earlytrace reads "
-			 "version %d)",
-			 path, r->info.version, TRACE_FILE_VERSION);
+			 "versions %d to %d)",
+			 path, r->info.version, TRACE_FILE_MIN_VERSION, TRACE_FILE_VERSION);
 		goto fail;
 	}
 	hlen = get_u32(hdr + 12);
@@ -543,6 +568,45 @@ int trace_reader_next(struct trace_reader *r, struct trace_record *rec)
 int trace_reader_rewind(struct trace_reader *r)
 {
 	r->off = r->first_record;
+	return 0;
+}
+
+uint64_t trace_reader_tell(const struct trace_reader *r)
+{
+	return r->off;
+}
+
+bool trace_reader_run(const struct trace_reader *r, size_t i, uint64_t *offset, size_t *index)
+{
+	if (i >= r->info.nr_runs || i >= TRACE_MERGE_MAX_RUNS)
+		return false;
+	*offset = r->runs[i].offset;
+	*index = r->runs[i].index;
+	return true;
+}
+
+int trace_reader_dup(const struct trace_reader *r, uint64_t offset, struct trace_reader **out)
+{
+	struct trace_reader *d = calloc(1, sizeof(*d));
+
+	*out = NULL;
+	if (!d || !(d->path = strdup(r->path))) {
+		free(d);
+		return et_error("out of memory");
+	}
+	fill_strings(d);
+	d->f = fopen(d->path, "rb");
+	if (!d->f) {
+		et_error_errno("cannot open trace file %s", d->path);
+		trace_reader_close(d);
+		return -1;
+	}
+	/* Only the part the first reader validated, which is what it reports. */
+	d->file_size = r->file_size;
+	d->first_record = r->first_record;
+	d->limit = r->limit;
+	d->off = offset < r->first_record ? r->first_record : offset;
+	*out = d;
 	return 0;
 }
 

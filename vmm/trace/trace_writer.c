@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -19,6 +20,18 @@
 
 #include "vmm/error.h"
 #include "vmm/version.h"
+
+/*
+ * When a write first fails, the writer makes room for END behind the last
+ * complete record, so the file itself says how many events it lacks: it
+ * cuts back the newest records (at most RECENT of them; their events are
+ * counted as lost too) until END_ROOM bytes are known to fit, that is the
+ * bytes the failed write did store plus the bytes cut. END's exit reason
+ * is then cut to END_REASON_MAX.
+ */
+#define END_REASON_MAX 64
+#define END_ROOM (TRACE_RECORD_OVERHEAD + 32 + END_REASON_MAX)
+#define RECENT 8
 
 struct trace_writer {
 	int fd;
@@ -29,6 +42,14 @@ struct trace_writer {
 	uint64_t lost;	  /* events given to us but not stored */
 	uint8_t *buf;	  /* scratch for one record */
 	size_t cap;
+	char error[256];  /* why the first write failed */
+	/* The newest EVENTS, DROPS and MARK records (a ring), which a failed
+	 * write may cut back to make room for END. */
+	struct {
+		uint64_t off, events;
+	} recent[RECENT];
+	unsigned recent_next, nr_recent;
+	uint64_t emitting_events; /* events in the record being written */
 };
 
 const char *trace_record_type_name(uint32_t type)
@@ -99,15 +120,35 @@ static int write_all(struct trace_writer *w, const uint8_t *buf, size_t len)
 			continue;
 		if (n <= 0) {
 			int saved = n < 0 ? errno : ENOSPC;
+			uint64_t cut = w->off, room = done, bad_off = w->off;
+			uint64_t popped = 0;
 
-			/* Drop the partial record so readers see a clean end. */
-			if (done && ftruncate(w->fd, (off_t)w->off) == 0)
-				lseek(w->fd, (off_t)w->off, SEEK_SET);
+			/* The first failure: make room for END (see RECENT). */
+			while (!w->failed && room < END_ROOM && w->nr_recent) {
+				unsigned i = (w->recent_next + RECENT - 1) % RECENT;
+
+				room += cut - w->recent[i].off;
+				cut = w->recent[i].off;
+				popped += w->recent[i].events;
+				w->recent_next = i;
+				w->nr_recent--;
+			}
+			/* Drop the partial record (and any cut) so readers see a
+			 * clean end. */
+			if ((done || cut != w->off) && ftruncate(w->fd, (off_t)cut) == 0 &&
+			    lseek(w->fd, (off_t)cut, SEEK_SET) == (off_t)cut) {
+				w->off = cut;
+				w->written -= popped;
+				w->lost += popped;
+			}
 			w->failed = true;
 			errno = saved;
-			return et_error_errno("trace file %s: write failed at offset %llu "
-					      "(events from here on are counted, not stored)",
-					      w->path, (unsigned long long)w->off);
+			et_error_errno("trace file %s: write failed at offset %llu "
+				       "(events from here on are counted, not stored)",
+				       w->path, (unsigned long long)bad_off);
+			if (!w->error[0])
+				snprintf(w->error, sizeof(w->error), "%s", et_last_error());
+			return -1;
 		}
 		done += (size_t)n;
 	}
@@ -124,7 +165,19 @@ static int emit(struct trace_writer *w, uint32_t type, size_t len)
 	put_u32(w->buf + 4, (uint32_t)len);
 	crc = (uint32_t)crc32(0L, w->buf, (uInt)(len + 8));
 	put_u32(w->buf + 8 + len, crc);
-	return write_all(w, w->buf, len + TRACE_RECORD_OVERHEAD);
+	if (write_all(w, w->buf, len + TRACE_RECORD_OVERHEAD)) {
+		w->emitting_events = 0;
+		return -1;
+	}
+	if (type == TRACE_REC_EVENTS || type == TRACE_REC_DROPS || type == TRACE_REC_MARK) {
+		w->recent[w->recent_next].off = w->off - (len + TRACE_RECORD_OVERHEAD);
+		w->recent[w->recent_next].events = w->emitting_events;
+		w->recent_next = (w->recent_next + 1) % RECENT;
+		if (w->nr_recent < RECENT)
+			w->nr_recent++;
+	}
+	w->emitting_events = 0;
+	return 0;
 }
 
 static size_t str_len(const char *s)
@@ -274,11 +327,14 @@ int trace_writer_events(struct trace_writer *w, const struct et_ring_record *ev,
 			/* Cannot even assemble the record: count it as lost and
 			 * stop, so the file has no gap. */
 			w->failed = true;
+			snprintf(w->error, sizeof(w->error), "trace file %s: %s", w->path,
+				 et_last_error());
 			w->lost += n;
 			return -1;
 		}
 		/* The record layout is the ABI's, little-endian like the host. */
 		memcpy(p, ev, len);
+		w->emitting_events = k;
 		if (emit(w, TRACE_REC_EVENTS, len)) {
 			w->lost += n;
 			return -1;
@@ -330,11 +386,15 @@ int trace_writer_close(struct trace_writer *w, uint64_t recorded, uint64_t dropp
 		return 0;
 	{
 		/* END: recorded, written, dropped, lost, exit reason. Tried
-		 * even after a failure: a small record may still fit, and it
-		 * carries the exact lost count. */
+		 * even after a failure, into the room kept for it: it carries
+		 * the exact lost count. */
 		size_t n = str_len(exit_reason);
-		uint8_t *p = reserve(w, 32 + n);
 		bool was_failed = w->failed;
+		uint8_t *p;
+
+		if (was_failed && n > END_REASON_MAX)
+			n = END_REASON_MAX;
+		p = reserve(w, 32 + n);
 
 		if (!p) {
 			ret = -1;
@@ -375,4 +435,9 @@ uint64_t trace_writer_written(const struct trace_writer *w)
 bool trace_writer_failed(const struct trace_writer *w)
 {
 	return w && w->failed;
+}
+
+const char *trace_writer_error(const struct trace_writer *w)
+{
+	return w && w->failed ? w->error : "";
 }

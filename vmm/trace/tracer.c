@@ -10,6 +10,8 @@
 #include "arch/x86/fentry_check.h"
 #include "arch/x86/page_walk.h"
 #include "vmm/error.h"
+#include "vmm/trace/exit_events.h"
+#include "vmm/trace/graph.h"
 #include "vmm/trace/handoff.h"
 #include "vmm/trace/tramp_mode.h"
 
@@ -59,6 +61,7 @@ void tracer_record(struct tracer *t, const struct et_ring_record *ev)
 {
 	bool kept = host_buffer_add(&t->buf, ev);
 
+	flight_recorder_add(&t->fr, ev);
 	/* Stop mode streams every kept event at once, so a crash or a kill
 	 * loses nothing; a flight recorder writes its buffer at the end. */
 	if (kept && t->buf.policy == OVERFLOW_STOP)
@@ -79,7 +82,7 @@ static uint64_t parent_ip(struct tracer *t, const struct kvm_regs *regs,
 			  const struct kvm_sregs *sregs, const struct x86_paging *pg)
 {
 	bool long_mode = (sregs->efer & X86_EFER_LMA) && sregs->cs.l;
-	uint64_t sp = sregs->ss.base + (long_mode ? regs->rsp : (uint32_t)regs->rsp);
+	uint64_t sp = x86_linear(sregs, sregs->ss.base, long_mode ? regs->rsp : (uint32_t)regs->rsp);
 	uint64_t value = 0;
 
 	if (x86_read_virt(&t->m->vm.mem, pg, sp, &value, long_mode ? 8 : 4))
@@ -101,6 +104,9 @@ static void record_call(struct tracer *t, struct vcpu *vcpu, struct patched_site
 		.flags = ET_REC_SRC_BREAKPOINT,
 	};
 
+	/* --graph: the return comes back through our breakpoint. */
+	if (t->graph.enabled && graph_on_call(t, site->vaddr, regs, sregs, pg, ev.tsc))
+		ev.flags |= ET_REC_F_RET_TRACED;
 	site->hits++;
 	t->bp_events++;
 	tracer_record(t, &ev);
@@ -115,7 +121,7 @@ static struct patched_site *site_at_rip(struct tracer *t, const struct kvm_regs 
 	struct patched_site *site;
 	uint64_t paddr;
 
-	if (x86_translate(&t->m->vm.mem, pg, sregs->cs.base + regs->rip, &paddr, NULL))
+	if (x86_translate(&t->m->vm.mem, pg, x86_linear(sregs, sregs->cs.base, regs->rip), &paddr, NULL))
 		return NULL;
 	site = site_patches_find(&t->patches, paddr);
 	return site && site->armed ? site : NULL;
@@ -134,6 +140,11 @@ static bool on_int3(void *ctx, struct vcpu *vcpu, struct kvm_regs *regs,
 	if (!t->capturing)
 		return false;
 	site = site_at_rip(t, regs, sregs, &pg);
+	if (!site && t->graph.enabled && graph_on_return(t, vcpu, regs, sregs, &pg)) {
+		if (vcpu_set_regs(vcpu, regs) < 0)
+			vm_request_stop(&t->m->vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
+		return true;
+	}
 	if (!site || site->kind != PATCH_INT3)
 		return false;
 	record_call(t, vcpu, site, regs, sregs, &pg);
@@ -176,9 +187,32 @@ void tracer_stop_capture(struct tracer *t, const char *how)
 	t->capturing = false;
 	t->handed_off = true;
 	t->handoff_how = how;
+	graph_detach(t, how != NULL);
 	site_patches_disarm_all(&t->patches, &t->m->vm.mem);
+	flight_recorder_watch(&t->fr, 0, NULL);
 	tramp_mode_detach(t);
 	guest_debug_set_int3(&t->m->vcpu, NULL, NULL);
+}
+
+static void on_guest_panic(void *ctx, struct vcpu *vcpu)
+{
+	flight_recorder_on_panic(ctx, vcpu);
+}
+
+/* The flight recorder: a panic hook, and a watchdog that also sees the
+ * calls trampolines record without an exit. */
+static int start_flight_recorder(struct tracer *t)
+{
+	struct et_tramp_batch *b;
+
+	t->m->panic_hook = on_guest_panic;
+	t->m->panic_hook_ctx = t;
+	if (t->tramp.installed) {
+		b = guest_mem_ptr(&t->m->vm.mem, t->tramp.base + t->tramp.tpl->header, sizeof(*b));
+		if (b)
+			flight_recorder_watch(&t->fr, 0, &b->count);
+	}
+	return flight_recorder_start(t, t->o->hang_timeout_s);
 }
 
 /* A stock kernel reached the handoff symbol: its own tracer is about to
@@ -311,13 +345,19 @@ int tracer_attach(struct tracer *t, struct machine *m, const struct trace_option
 	khz = ioctl(m->vcpu.fd, KVM_GET_TSC_KHZ, 0);
 	t->tsc_khz = khz > 0 ? (uint64_t)khz : 0;
 
-	if (host_buffer_init(&t->buf, capacity, o->overflow) || select_sites(t) ||
-	    tramp_mode_attach(t) || open_output(t) || arm_stops(t) || handoff_attach(t) ||
-	    guest_debug_set_int3(&m->vcpu, on_int3, t))
+	if (host_buffer_init(&t->buf, capacity, o->overflow) ||
+	    flight_recorder_init(&t->fr, o->tail) || select_sites(t) || tramp_mode_attach(t) ||
+	    graph_attach(t) || open_output(t) || arm_stops(t) || handoff_attach(t) ||
+	    exit_events_attach(t) || guest_debug_set_int3(&m->vcpu, on_int3, t))
 		return -1;
 	site_patches_arm(&t->patches, &m->vm.mem);
 	t->capturing = true;
-	return 0;
+	if (start_flight_recorder(t))
+		return -1;
+	/* Everything from here on works from the patches and the symbols:
+	 * the site table and the kernel file's bytes can go. */
+	sites_free(&t->sites);
+	return machine_release_image(m);
 }
 
 /* The host buffer's final word: a flight recorder's events are written
@@ -335,27 +375,39 @@ static void write_host_buffer(struct tracer *t)
 
 int tracer_finish(struct tracer *t)
 {
-	char reason[128];
-	uint64_t dropped, recorded;
+	char reason[128], write_error[320];
+	uint64_t dropped, recorded, lost;
 	int ret;
 
+	flight_recorder_stop(&t->fr);
 	if (t->capturing)
 		tracer_stop_capture(t, NULL);
+	exit_events_detach(t);
 	write_host_buffer(t);
 	handoff_collect_guest_ring(t);
+	/* Every event is in: a crash or a hang gets its report now. */
+	flight_recorder_finish(t);
 
 	recorded = t->buf.recorded + t->guest_events;
 	dropped = t->buf.dropped + t->guest_lost;
-	snprintf(reason, sizeof(reason), "%s", vm_stop_reason_name(vm_stop_reason(&t->m->vm)));
+	snprintf(reason, sizeof(reason), "%s",
+		 t->fr.end[0] ? t->fr.end : vm_stop_reason_name(vm_stop_reason(&t->m->vm)));
+	/* A full disk must not pass silently: keep what the writer says. */
+	lost = trace_writer_lost(t->out);
+	snprintf(write_error, sizeof(write_error), "%s", trace_writer_error(t->out));
 	ret = trace_writer_close(t->out, recorded, dropped, reason);
 	t->out = NULL;
+	if (!ret && write_error[0])
+		ret = et_error("%s; %" PRIu64 " events were not stored (END in the file counts them)",
+			       write_error, lost);
 
 	fprintf(stderr,
 		"earlytrace: trace: %" PRIu64 " events (%" PRIu64 " by breakpoints on %zu sites, %" PRIu64
-		" by trampolines on %zu sites, %" PRIu64 " from the guest ring), %" PRIu64
-		" dropped%s%s, written to %s\n",
+		" by trampolines on %zu sites, %" PRIu64 " from the guest ring, %" PRIu64
+		" VM exits), %" PRIu64 " dropped%s%s, written to %s\n",
 		recorded, t->bp_events, t->patches.nr_int3, t->tramp_events, t->patches.nr_call,
-		t->guest_events, dropped, t->handed_off && t->handoff_how ? "; handoff: " : "",
+		t->guest_events, t->exit_events, dropped,
+		t->handed_off && t->handoff_how ? "; handoff: " : "",
 		t->handed_off && t->handoff_how ? t->handoff_how : "", t->o->output);
 	if (t->patches.nr_call)
 		fprintf(stderr,
@@ -375,11 +427,23 @@ int tracer_finish(struct tracer *t)
 			"earlytrace: trampolines: %" PRIu64 " records named no site, %" PRIu64
 			" batches were overwritten by the guest\n",
 			t->tramp_unknown_ip, t->tramp_corrupt);
+	handoff_report(t);
+	if (t->graph.enabled)
+		fprintf(stderr,
+			"earlytrace: graph: %" PRIu64 " returns, %" PRIu64
+			" frames handed back at the end of capture, %" PRIu64
+			" not (the guest had changed them), %" PRIu64 " unwound, %" PRIu64
+			" calls without a return\n",
+			t->graph.returns, t->graph.restored, t->graph.not_restored, t->graph.unwound,
+			t->graph.not_redirected);
 	return ret;
 }
 
 void tracer_free(struct tracer *t)
 {
+	exit_events_detach(t);
+	flight_recorder_free(&t->fr);
+	graph_free(&t->graph);
 	if (t->out)
 		trace_writer_close(t->out, t->buf.recorded, t->buf.dropped, "aborted");
 	site_patches_free(&t->patches);

@@ -25,6 +25,8 @@
 #include "vmm/machine.h"
 #include "vmm/sites/filter.h"
 #include "vmm/sites/sites.h"
+#include "vmm/trace/flight_recorder.h"
+#include "vmm/trace/graph.h"
 #include "vmm/trace/host_buffer.h"
 #include "vmm/trace/site_patch.h"
 #include "vmm/trace/trace_file.h"
@@ -49,6 +51,13 @@ struct trace_options {
 	const char *handoff;	   /* stock kernels: restore sites when reached */
 	enum trace_mode mode;
 	uint64_t batch_events;	   /* trampoline batch size; 0: as many as fit */
+	bool no_exits;		   /* --no-exits: calls only, no VM exit events */
+	uint32_t trace_msrs[16];   /* --trace-msr: MSRs whose accesses exit to us */
+	size_t nr_trace_msrs;
+	uint64_t tail;		   /* --tail: events the flight recorder prints */
+	double hang_timeout_s;	   /* --hang-timeout: 0 none */
+	bool graph;		   /* --graph: record returns too */
+	const char *expect;	   /* --expect FILE: check the trace (cmd_trace.c) */
 };
 
 int trace_mode_parse(const char *text, enum trace_mode *mode);
@@ -75,6 +84,10 @@ struct tracer {
 	uint64_t ring_paddr, ring_bytes, ring_vmm_events;
 	uint64_t guest_events, guest_lost;
 	uint64_t hypercalls, bad_hypercalls;
+	char hc_first_refusal[128];	  /* why the first refused hypercall was */
+	uint64_t exit_events;	/* VM exits recorded (vmm/trace/exit_events.c) */
+	struct flight_recorder fr; /* vmm/trace/flight_recorder.c */
+	struct graph graph;	/* --graph: vmm/trace/graph.c */
 };
 
 /* Finds and selects sites, opens the trace file and patches the guest;

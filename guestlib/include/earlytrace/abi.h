@@ -27,10 +27,10 @@
 
 /*
  * Hypercall: a 32-bit write of the guest-physical address of a struct
- * et_hypercall to this port. The VMM reads the block, acts, writes
- * `result` (0 or a negative ET_E* code) back into it, and returns to the
- * guest; every address and length in the block is checked against guest
- * RAM first. One port-I/O exit per call.
+ * et_hypercall (8-byte aligned; others are ignored) to this port. The VMM
+ * reads the block, acts, writes `result` (0 or a negative ET_E* code) back
+ * into it, and returns to the guest; every address and length in the
+ * block is checked against guest RAM first. One port-I/O exit per call.
  */
 #define ET_PORT_HYPERCALL (ET_PORT_BASE + 0x4)
 
@@ -63,10 +63,11 @@
 #include <stdint.h>
 
 enum et_hypercall_nr {
-	/* arg0 = guest-physical address of a struct et_ring, arg1 = its total
-	 * size in bytes. The VMM restores every site it patched, copies the
-	 * events it recorded into the ring (original timestamps), and stops
-	 * recording; from then on the guest records into the ring itself. */
+	/* arg0 = guest-physical address of a struct et_ring (8-byte aligned,
+	 * else ET_E_INVAL), arg1 = its total size in bytes. The VMM restores
+	 * every site it patched, copies the events it recorded into the ring
+	 * (original timestamps), and stops recording; from then on the guest
+	 * records into the ring itself. */
 	ET_HC_HANDOFF = 1,
 	/* arg0 = guest-physical address of a NUL-terminated marker string (at
 	 * most 256 bytes): the VMM records it as an event on the trace clock. */
@@ -104,17 +105,64 @@ struct et_ring_record {
 	uint16_t flags;	    /* enum et_record_flags */
 };
 
+/*
+ * What a record says. Guests only ever write ET_REC_CALL; the others are
+ * the VMM's (trace files, and its events copied into a ring are calls).
+ */
 enum et_record_kind {
-	ET_REC_CALL = 1,
+	ET_REC_CALL = 1, /* ip: function entry, parent_ip: return address */
+	/* --graph: a traced function returned; ip: its entry, parent_ip: the
+	 * address it returned to (the caller's real return address). */
+	ET_REC_RET = 2,
+	/* VM exits the VMM handled, in the exit encoding below. */
+	ET_REC_PIO = 16,       /* port I/O: one per access (string I/O: each element) */
+	ET_REC_MMIO = 17,      /* an access to guest-physical memory that is no RAM */
+	ET_REC_MSR = 18,       /* rdmsr/wrmsr of an MSR traced with --trace-msr */
+	ET_REC_HYPERCALL = 19, /* an earlytrace hypercall (ET_PORT_HYPERCALL) */
+	ET_REC_HLT = 20,       /* HLT the KVM left to the VMM (no in-kernel LAPIC) */
+	ET_REC_SHUTDOWN = 21,  /* triple fault */
 };
+#define ET_REC_KIND_MASK 0xffu	/* the kind is the low byte of `kind` */
+#define ET_REC_EXIT_FIRST ET_REC_PIO
 
 /* flags: who recorded the event (the low two bits). */
 enum et_record_flags {
-	ET_REC_SRC_BREAKPOINT = 1, /* the VMM, on an int3 exit, before handoff */
+	ET_REC_SRC_BREAKPOINT = 1, /* the VMM, on an exit (an int3, or any exit event) */
 	ET_REC_SRC_TRAMPOLINE = 2, /* a VMM trampoline in guest memory, before handoff */
 	ET_REC_SRC_GUEST = 3,	   /* the guest's own fentry handler, after handoff */
 	ET_REC_SRC_MASK = 3,
+	/* Calls (--graph): the VMM redirected this call's return, so an
+	 * ET_REC_RET follows when the function returns. */
+	ET_REC_F_RET_TRACED = 1 << 2,
+	/* Returns: the frame was abandoned (its return was never seen, say a
+	 * longjmp past it); recorded when an outer frame returned. */
+	ET_REC_F_UNWOUND = 1 << 3,
 };
+
+/*
+ * The exit encoding: an exit event is the same 32 bytes, read as
+ *
+ *	tsc        guest TSC when the VMM handled the exit
+ *	ip         guest rip at the exit (the instruction that made it)
+ *	parent_ip  the value read or written, zero-extended (hypercall: its
+ *	           result; HLT, shutdown: 0)
+ *	cpu        address bits 0-31: port, MSR index, hypercall number, or
+ *	           guest-physical address (HLT, shutdown: 0)
+ *	kind       bits 0-7 the kind; 8-9 log2 of the access size in bytes;
+ *	           10 write (else read); 11 unclaimed (no device decoded the
+ *	           port or address) or refused (the MSR access raised #GP);
+ *	           12-15 address bits 32-35
+ *	flags      bits 0-1 the source (ET_REC_SRC_BREAKPOINT: the VMM);
+ *	           2-7 address bits 36-41; 8-15 the vCPU
+ *
+ * A 64-bit value and a 32-bit MSR index do not both fit beside the vCPU
+ * otherwise; addresses are kept to 42 bits (4 TiB of guest-physical
+ * space) and vCPUs to 256.
+ */
+#define ET_EXIT_WRITE (1u << 10)
+#define ET_EXIT_UNCLAIMED (1u << 11)
+#define ET_EXIT_ADDR_BITS 42
+#define ET_EXIT_MAX_CPU 255u
 
 struct et_ring {
 	uint32_t magic;	      /* ET_RING_MAGIC */
@@ -163,6 +211,68 @@ ET_ABI_ASSERT(__builtin_offsetof(struct et_tramp_batch, records) == ET_TB_OFF_RE
 ET_ABI_ASSERT(__builtin_offsetof(struct et_tramp_batch, capacity) == ET_TB_OFF_CAPACITY, "");
 ET_ABI_ASSERT(__builtin_offsetof(struct et_tramp_batch, count) == ET_TB_OFF_COUNT, "");
 ET_ABI_ASSERT(sizeof(struct et_ring_record) == 1u << ET_TB_RECORD_SHIFT, "");
+
+/* An exit event, unpacked (see "the exit encoding" above). */
+struct et_exit {
+	uint16_t kind;	   /* ET_REC_PIO ... */
+	uint64_t addr;	   /* port, guest-physical address, MSR index, hypercall nr */
+	uint64_t value;
+	uint8_t size;	   /* bytes: 1, 2, 4 or 8; 0 when not an access */
+	uint8_t write;	   /* 1: write */
+	uint8_t unclaimed; /* 1: nobody decoded it, or the MSR access faulted */
+	uint32_t cpu;
+};
+
+static inline unsigned et_rec_kind(const struct et_ring_record *r)
+{
+	return r->kind & ET_REC_KIND_MASK;
+}
+
+static inline int et_rec_is_exit(const struct et_ring_record *r)
+{
+	return et_rec_kind(r) >= ET_REC_EXIT_FIRST;
+}
+
+/* The vCPU of any record. */
+static inline uint32_t et_rec_cpu(const struct et_ring_record *r)
+{
+	return et_rec_is_exit(r) ? (uint32_t)(r->flags >> 8) : r->cpu;
+}
+
+static inline struct et_ring_record et_exit_pack(uint64_t tsc, uint64_t ip, const struct et_exit *x)
+{
+	struct et_ring_record r;
+	unsigned log2 = x->size >= 8 ? 3 : x->size >= 4 ? 2 : x->size >= 2 ? 1 : 0;
+	uint64_t a = x->addr;
+
+	r.tsc = tsc;
+	r.ip = ip;
+	r.parent_ip = x->value;
+	r.cpu = (uint32_t)a;
+	r.kind = (uint16_t)((x->kind & ET_REC_KIND_MASK) | log2 << 8 |
+			    (x->write ? ET_EXIT_WRITE : 0) | (x->unclaimed ? ET_EXIT_UNCLAIMED : 0) |
+			    ((a >> 32) & 0xf) << 12);
+	r.flags = (uint16_t)(ET_REC_SRC_BREAKPOINT | ((a >> 36) & 0x3f) << 2 |
+			     (x->cpu > ET_EXIT_MAX_CPU ? ET_EXIT_MAX_CPU : x->cpu) << 8);
+	return r;
+}
+
+static inline struct et_exit et_exit_unpack(const struct et_ring_record *r)
+{
+	struct et_exit x;
+
+	x.kind = (uint16_t)et_rec_kind(r);
+	x.addr = r->cpu | (uint64_t)((r->kind >> 12) & 0xf) << 32 |
+		 (uint64_t)((r->flags >> 2) & 0x3f) << 36;
+	x.value = r->parent_ip;
+	x.size = x.kind == ET_REC_PIO || x.kind == ET_REC_MMIO || x.kind == ET_REC_MSR
+			 ? (uint8_t)(1u << ((r->kind >> 8) & 3))
+			 : 0;
+	x.write = (r->kind & ET_EXIT_WRITE) != 0;
+	x.unclaimed = (r->kind & ET_EXIT_UNCLAIMED) != 0;
+	x.cpu = et_rec_cpu(r);
+	return x;
+}
 #endif /* !__ASSEMBLER__ */
 
 #endif /* EARLYTRACE_ABI_H */

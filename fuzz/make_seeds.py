@@ -1,0 +1,674 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Writes the committed seed corpora, tests/fuzz-corpus/<target>/.
+
+Every seed is small (well under 100 KB) and made here from scratch, so the
+corpus does not depend on a build: tiny x86 kernels (ELF64 and ELF32 with
+notes, .symtab, __mcount_loc and a .text/.rodata gap), bzImages around
+them in every supported compression, System.map text, kallsyms tables in
+each layout the decoder knows, trace files with every record type, and
+scripts for the guest-memory targets in the formats fuzz/targets.c reads.
+fuzz/run.sh adds larger seeds made from build/ at run time (the test
+kernels, their System.map, a real trace).
+
+    python3 fuzz/make_seeds.py          # rewrites tests/fuzz-corpus/
+    python3 fuzz/make_seeds.py --real   # also the seeds that need a built
+                                        # earlytrace and /dev/kvm
+
+Needs the lz4 and zstd command-line tools (gzip, xz and lzma are Python's).
+The output is deterministic.
+"""
+import gzip
+import lzma
+import os
+import struct
+import subprocess
+import sys
+import zlib
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "tests", "fuzz-corpus")
+
+
+def write(target, name, data):
+    d = os.path.join(OUT, target)
+    os.makedirs(d, exist_ok=True)
+    assert len(data) < 100 * 1024, (target, name, len(data))
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+
+def u8(v): return struct.pack("<B", v & 0xff)
+def u16(v): return struct.pack("<H", v & 0xffff)
+def u32(v): return struct.pack("<I", v & 0xffffffff)
+def u64(v): return struct.pack("<Q", v & 0xffffffffffffffff)
+
+
+# ---- tiny kernels -------------------------------------------------------
+
+NOP5 = bytes([0x0f, 0x1f, 0x44, 0x00, 0x00])
+ENDBR64 = bytes([0xf3, 0x0f, 0x1e, 0xfa])
+
+
+def note(name, ntype, desc):
+    n = name + b"\0"
+    pad = lambda b: b + b"\0" * (-len(b) % 4)
+    return u32(len(n)) + u32(len(desc)) + u32(ntype) + pad(n) + pad(desc)
+
+
+def tiny_kernel(bits, pvh=True, gap=512):
+    """An ET_EXEC x86 kernel: one PT_LOAD (.text, a 0xcc gap, .rodata,
+    __mcount_loc), a PT_NOTE (Xen PVH entry, Linux, GNU build-id), and
+    section headers with .symtab. Virtual addresses differ from physical
+    ones, as in Linux."""
+    is64 = bits == 64
+    ptr = 8 if is64 else 4
+    paddr0 = 0x100000
+    vbase = 0xffffffff81000000 if is64 else 0xc1000000
+    ehsize, phentsize, shentsize = (64, 56, 64) if is64 else (52, 32, 40)
+    text_off = 0x100
+
+    # .text: startup (entry), three traceable functions, __fentry__.
+    funcs = {}
+    text = bytearray()
+
+    def func(name, body):
+        funcs[name] = len(text)
+        text.extend(body)
+        while len(text) % 16:
+            text.append(0xcc)
+
+    func("startup", bytes([0xf4, 0xeb, 0xfd]))  # hlt; jmp hlt
+    func("fentry_nop", NOP5 + b"\xc3")
+    func("fentry_call", b"\xe8" + b"\0\0\0\0" + b"\xc3")  # rel32 patched below
+    func("fentry_endbr", ENDBR64 + NOP5 + b"\xc3")
+    func("__fentry__", b"\xc3")
+    rel = funcs["__fentry__"] - (funcs["fentry_call"] + 5)
+    text[funcs["fentry_call"] + 1:funcs["fentry_call"] + 5] = struct.pack("<i", rel)
+    sites = [funcs["fentry_nop"], funcs["fentry_call"], funcs["fentry_endbr"] + 4]
+
+    gap_bytes = b"\xcc" * gap
+    rodata = b"earlytrace fuzz seed kernel\0".ljust(64, b"\0")
+    mcount = b"".join((u64 if is64 else u32)(vbase + text_off + s) for s in sites)
+
+    text_at = text_off
+    rodata_at = text_at + len(text) + len(gap_bytes)
+    mcount_at = rodata_at + len(rodata)
+    load_end = mcount_at + len(mcount)
+    v = lambda off: vbase + off
+    p = lambda off: paddr0 + off
+
+    notes = b""
+    if pvh:
+        notes += note(b"Xen", 18, (u64 if is64 else u32)(p(text_at + funcs["startup"])))
+    notes += note(b"Linux", 6, b"6.1.0")
+    notes += note(b"GNU", 3, bytes(range(1, 21)))
+    notes_at = load_end
+
+    syms = [  # name, offset in the load segment, size, type (STT_FUNC=2, NOTYPE=0, OBJECT=1)
+        ("_text", text_at, 0, 0),
+        ("startup_64" if is64 else "startup_32", text_at + funcs["startup"], 3, 2),
+        ("fentry_nop", text_at + funcs["fentry_nop"], 6, 2),
+        ("fentry_call", text_at + funcs["fentry_call"], 6, 2),
+        ("fentry_endbr", text_at + funcs["fentry_endbr"], 10, 2),
+        ("__fentry__", text_at + funcs["__fentry__"], 1, 2),
+        ("_etext", text_at + len(text), 0, 0),
+        ("__start_rodata", rodata_at, 0, 0),
+        ("banner", rodata_at, len(rodata), 1),
+        ("__start_mcount_loc", mcount_at, 0, 0),
+        ("__stop_mcount_loc", load_end, 0, 0),
+    ]
+    strtab = b"\0"
+    sym_name = {}
+    for s in syms:
+        sym_name[s[0]] = len(strtab)
+        strtab += s[0].encode() + b"\0"
+    secs = [".text", ".rodata", "__mcount_loc", ".notes", ".symtab", ".strtab", ".shstrtab"]
+    shstrtab = b"\0"
+    sec_name = {}
+    for s in secs:
+        sec_name[s] = len(shstrtab)
+        shstrtab += s.encode() + b"\0"
+
+    # .text index 1, .rodata 2, __mcount_loc 3
+    def sym(name, off, size, stype):
+        shndx = 1 if off < rodata_at else (2 if off < mcount_at else 3)
+        info = (1 << 4) | stype  # STB_GLOBAL
+        if is64:
+            return u32(sym_name[name]) + u8(info) + u8(0) + u16(shndx) + u64(v(off)) + u64(size)
+        return u32(sym_name[name]) + u32(v(off)) + u32(size) + u8(info) + u8(0) + u16(shndx)
+
+    symtab = (b"\0" * (24 if is64 else 16)) + b"".join(sym(*s) for s in syms)
+    symtab_at = notes_at + len(notes)
+    symtab_at += -symtab_at % 8
+    strtab_at = symtab_at + len(symtab)
+    shstrtab_at = strtab_at + len(strtab)
+    shoff = shstrtab_at + len(shstrtab)
+    shoff += -shoff % 8
+
+    def shdr(name, stype, flags, addr, off, size, link=0, info=0, align=1, entsize=0):
+        if is64:
+            return (u32(name) + u32(stype) + u64(flags) + u64(addr) + u64(off) + u64(size) +
+                    u32(link) + u32(info) + u64(align) + u64(entsize))
+        return (u32(name) + u32(stype) + u32(flags) + u32(addr) + u32(off) + u32(size) +
+                u32(link) + u32(info) + u32(align) + u32(entsize))
+
+    SHF_WA, SHF_AX, SHF_A = 3, 6, 2
+    shdrs = [
+        shdr(0, 0, 0, 0, 0, 0),
+        shdr(sec_name[".text"], 1, SHF_AX, v(text_at), text_at, len(text), align=16),
+        shdr(sec_name[".rodata"], 1, SHF_A, v(rodata_at), rodata_at, len(rodata), align=16),
+        shdr(sec_name["__mcount_loc"], 1, SHF_A, v(mcount_at), mcount_at, len(mcount), align=ptr),
+        shdr(sec_name[".notes"], 7, SHF_A, 0, notes_at, len(notes), align=4),
+        shdr(sec_name[".symtab"], 2, 0, 0, symtab_at, len(symtab), link=6, info=1, align=8,
+             entsize=24 if is64 else 16),
+        shdr(sec_name[".strtab"], 3, 0, 0, strtab_at, len(strtab)),
+        shdr(sec_name[".shstrtab"], 3, 0, 0, shstrtab_at, len(shstrtab)),
+    ]
+
+    def phdr(ptype, flags, off, vaddr, paddr, filesz, memsz, align):
+        if is64:
+            return (u32(ptype) + u32(flags) + u64(off) + u64(vaddr) + u64(paddr) + u64(filesz) +
+                    u64(memsz) + u64(align))
+        return (u32(ptype) + u32(off) + u32(vaddr) + u32(paddr) + u32(filesz) + u32(memsz) +
+                u32(flags) + u32(align))
+
+    phdrs = [
+        phdr(1, 5, 0, v(0), p(0), load_end, load_end + 0x1000, 0x1000),  # PT_LOAD R+X, .bss tail
+        phdr(4, 4, notes_at, 0, 0, len(notes), len(notes), 4),            # PT_NOTE
+    ]
+    ident = b"\x7fELF" + bytes([2 if is64 else 1, 1, 1, 0]) + b"\0" * 8
+    entry = p(text_at + funcs["startup"])
+    if is64:
+        eh = (ident + u16(2) + u16(62) + u32(1) + u64(entry) + u64(ehsize) + u64(shoff) + u32(0) +
+              u16(ehsize) + u16(phentsize) + u16(len(phdrs)) + u16(shentsize) +
+              u16(len(shdrs)) + u16(len(shdrs) - 1))
+    else:
+        eh = (ident + u16(2) + u16(3) + u32(1) + u32(entry) + u32(ehsize) + u32(shoff) + u32(0) +
+              u16(ehsize) + u16(phentsize) + u16(len(phdrs)) + u16(shentsize) +
+              u16(len(shdrs)) + u16(len(shdrs) - 1))
+    img = bytearray(shoff + len(shdrs) * shentsize)
+    img[0:len(eh)] = eh
+    ph = b"".join(phdrs)
+    img[ehsize:ehsize + len(ph)] = ph
+    img[text_at:text_at + len(text)] = text
+    img[text_at + len(text):rodata_at] = gap_bytes
+    img[rodata_at:mcount_at] = rodata
+    img[mcount_at:load_end] = mcount
+    img[notes_at:notes_at + len(notes)] = notes
+    img[symtab_at:strtab_at] = symtab
+    img[strtab_at:shstrtab_at] = strtab
+    img[shstrtab_at:shstrtab_at + len(shstrtab)] = shstrtab
+    sh = b"".join(shdrs)
+    img[shoff:shoff + len(sh)] = sh
+    return bytes(img)
+
+
+def seeds_elf():
+    k64 = tiny_kernel(64)
+    write("elf", "tiny64.elf", k64)
+    write("elf", "tiny32.elf", tiny_kernel(32))
+    write("elf", "tiny64-linux64.elf", tiny_kernel(64, pvh=False, gap=64))
+    # Cut short: inside the program headers, and inside the section headers.
+    write("elf", "tiny64-truncated.elf", k64[:100])
+    write("elf", "tiny64-no-shdrs.elf", k64[:len(k64) - 200])
+    return k64
+
+
+# ---- bzImages -----------------------------------------------------------
+
+def lz4_legacy(data):
+    return subprocess.run(["lz4", "-l", "-9", "-c"], input=data, stdout=subprocess.PIPE,
+                          check=True).stdout
+
+
+def zstd(data):
+    return subprocess.run(["zstd", "-19", "-c", "-q"], input=data, stdout=subprocess.PIPE,
+                          check=True).stdout
+
+
+def make_bzimage(compressed, kernel_size, version=0x020f):
+    """As tests/unit/test_bzimage.cc builds them."""
+    setup_sects = 3
+    setup = (setup_sects + 1) * 512
+    payload_offset = 0x300
+    img = bytearray(setup + payload_offset)
+    img[0x1f1] = setup_sects
+    img[0x1fe:0x200] = b"\x55\xaa"
+    img[0x200] = 0xeb
+    img[0x201] = 0x6a  # header ends at 0x26c
+    img[0x202:0x206] = b"HdrS"
+    img[0x206:0x208] = u16(version)
+    img[0x211] = 0x01
+    img[0x236:0x238] = u16(0x7f)
+    img[0x238:0x23c] = u32(2047)
+    img[0x22c:0x230] = u32(0x7fffffff)
+    img[0x248:0x24c] = u32(payload_offset)
+    img[0x24c:0x250] = u32(len(compressed) + 4)
+    img += compressed + u32(kernel_size) + b"\0" * 512
+    return bytes(img)
+
+
+def seeds_bzimage(kernel):
+    codecs = {
+        "gzip": lambda b: gzip.compress(b, 9, mtime=0),
+        "xz": lambda b: lzma.compress(b, format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC32),
+        "lzma": lambda b: lzma.compress(b, format=lzma.FORMAT_ALONE),
+        "lz4": lz4_legacy,
+        "zstd": zstd,
+    }
+    for name, fn in codecs.items():
+        c = fn(kernel)
+        write("bzimage", "tiny64-%s.bzImage" % name, make_bzimage(c, len(kernel)))
+        # The bare-payload form fuzz_bzimage() also takes: u32 size + data.
+        write("bzimage", "payload-%s.bin" % name, u32(len(kernel)) + c)
+    write("bzimage", "tiny64-uncompressed.bzImage", make_bzimage(kernel, len(kernel)))
+    write("bzimage", "old-protocol.bzImage", make_bzimage(b"\x1f\x8b", 100, version=0x0207))
+
+
+# ---- System.map ---------------------------------------------------------
+
+def seeds_system_map():
+    lines = [
+        "0000000000000000 D __per_cpu_start",
+        "0000000000001000 A __abs_symbol",
+        "ffffffff81000000 T _text",
+        "ffffffff81000000 T startup_64",
+        "ffffffff81000040 T secondary_startup_64",
+        "ffffffff81000100 t fentry_nop",
+        "ffffffff81000110 t fentry_call",
+        "ffffffff81000120 W weak_function",
+        "ffffffff81000130 T __fentry__",
+        "ffffffff81000200 T _etext",
+        "ffffffff81200000 R __start_rodata",
+        "ffffffff81200100 R __start_mcount_loc",
+        "ffffffff81200180 R __stop_mcount_loc",
+        "ffffffff81400000 D _sdata",
+        "ffffffff81500000 B __bss_start",
+        "                 U undefined_symbol",
+        "                 w weak_undefined",
+        "ffffffffa0000000 t module_fn\t[some_module]",
+    ]
+    write("system_map", "x86_64.map", ("\n".join(lines) + "\n").encode())
+    write("system_map", "crlf.map", ("\r\n".join(lines[:6]) + "\r\n").encode())
+    write("system_map", "i386.map", b"c1000000 T _text\nc1000000 T startup_32\n"
+          b"c1000100 t fentry_nop\nc1000200 T _etext\n")
+    write("system_map", "bad-line.map", b"ffffffff81000000 T _text\nnot a map line\n")
+    # A slice of the Debian cloud kernel's map, if the fixture is there.
+    fixture = os.path.join(ROOT, "tests", "fixtures", "System.map-6.1.0-56-cloud-amd64.text.xz")
+    if os.path.exists(fixture):
+        with open(fixture, "rb") as f:
+            text = lzma.decompress(f.read())
+        write("system_map", "debian-6.1-head.map", b"\n".join(text.split(b"\n")[:400]) + b"\n")
+
+
+# ---- kallsyms -----------------------------------------------------------
+
+class KallsymsEncoder:
+    """scripts/kallsyms' tables, as the Encoder in tests/unit/test_kallsyms.cc."""
+
+    def __init__(self, ptr, new_order, seqs, mode, marker_size):
+        self.ptr, self.new_order, self.seqs = ptr, new_order, seqs
+        self.mode, self.marker_size = mode, marker_size
+        self.tok = []
+        for i in range(256):
+            if 0x20 < i < 0x7f:
+                self.tok.append(bytes([i]))
+            else:
+                self.tok.append(b"_" + bytes([ord("a") + i % 26, ord("a") + i // 26 % 26]))
+
+    def put(self, v, n):
+        self.out += (v & ((1 << (8 * n)) - 1)).to_bytes(n, "little")
+
+    def label(self):
+        while len(self.out) % self.ptr:
+            self.out.append(0)
+
+    def compress(self, s):
+        e, i = [], 0
+        while i < len(s):
+            best = s[i]
+            for t in range(256):
+                if len(self.tok[t]) == 3 and s[i:i + 3] == self.tok[t]:
+                    best = t
+            e.append(best)
+            i += len(self.tok[best])
+        return bytes(e)
+
+    def addresses(self, syms, base):
+        self.label()
+        for addr, _, _ in syms:
+            if self.mode == "absolute":
+                self.put(addr, self.ptr)
+            elif self.mode == "relative":
+                self.put(addr - base, 4)
+            elif addr < base:
+                self.put(addr, 4)
+            else:
+                self.put(base - 1 - addr, 4)
+        if self.mode != "absolute":
+            self.label()
+            self.put(base, self.ptr)
+
+    def seqs_table(self, n):
+        self.label()
+        for i in range(n):
+            self.out += bytes([(i >> 16) & 0xff, (i >> 8) & 0xff, i & 0xff])
+
+    def encode(self, syms, base):
+        self.out = bytearray(b"\xab" * 100)
+        if not self.new_order:
+            self.addresses(syms, base)
+        self.label()
+        self.put(len(syms), 4)
+        self.label()
+        markers, names = [], len(self.out)
+        for i, (_, typ, name) in enumerate(syms):
+            if i % 256 == 0:
+                markers.append(len(self.out) - names)
+            e = self.compress(typ + name)
+            if len(e) > 127:
+                self.out += bytes([0x80 | (len(e) & 0x7f), len(e) >> 7])
+            else:
+                self.out.append(len(e))
+            self.out += e
+        self.label()
+        for m in markers:
+            self.put(m, self.marker_size)
+        if self.seqs and not self.new_order:
+            self.seqs_table(len(syms))
+        self.label()
+        index, table = [], len(self.out)
+        for t in self.tok:
+            index.append(len(self.out) - table)
+            self.out += t + b"\0"
+        self.label()
+        for i in index:
+            self.put(i, 2)
+        if self.new_order:
+            self.addresses(syms, base)
+            if self.seqs:
+                self.seqs_table(len(syms))
+        self.out += b"\xcd" * 64
+        return bytes(self.out)
+
+
+def kallsyms_symbols(n, ptr, percpu):
+    text = 0xffffffff81000000 if ptr == 8 else 0xc1000000
+    v = []
+    if percpu:
+        v += [(0, b"D", b"__per_cpu_start"), (0x40, b"D", b"fixed_percpu_data")]
+    v += [(text, b"T", b"_text"), (text, b"T", b"startup_64")]
+    i = 0
+    while len(v) < n:
+        name = b"fn_%d" % i + (b"_abc_xyz" if i % 7 == 0 else b"")
+        if i == 300:
+            name = b"q" * 200
+        v.append((text + 0x10 * (i + 1), b"t" if i % 3 else b"T", name))
+        i += 1
+    v.append((text + 0x10 * (n + 10), b"R", b"__start_mcount_loc"))
+    return v
+
+
+def seeds_kallsyms():
+    layouts = [  # ptr, new_order, seqs, mode, marker_size, symbols
+        (8, False, False, "absolute", 8, 20),
+        (8, False, False, "percpu", 4, 20),
+        (8, False, True, "percpu", 4, 20),
+        (8, True, True, "percpu", 4, 20),
+        (8, True, False, "relative", 4, 300),
+        (4, False, False, "absolute", 4, 20),
+        (4, True, True, "relative", 4, 20),
+    ]
+    for ptr, new, seqs, mode, ms, n in layouts:
+        base = 0xffffffff81000000 if ptr == 8 else 0xc1000000
+        syms = kallsyms_symbols(n, ptr, mode in ("percpu", "absolute"))
+        blob = KallsymsEncoder(ptr, new, seqs, mode, ms).encode(syms, base)
+        name = "ptr%d-%s-%s%s-n%d.bin" % (ptr, "6.4" if new else "old", mode,
+                                          "-seqs" if seqs else "", n)
+        write("kallsyms", name, blob)
+
+
+# ---- trace files --------------------------------------------------------
+
+def record(rtype, payload):
+    hdr = u32(rtype) + u32(len(payload))
+    return hdr + payload + u32(zlib.crc32(hdr + payload))
+
+
+def trace_string(s):
+    return u16(len(s)) + s
+
+
+def trace_file(events=5, end=True, cut=0):
+    out = b"ETTRACE\0" + u32(1) + u32(16)
+    meta = u64(2500000) + u64(1700000000 * 10**9)
+    for s in (b"0.1.0", b"build/images/x86_64.elf", b"0123456789abcdef", b"kernel .symtab (3 symbols)",
+              b"trampoline"):
+        meta += trace_string(s)
+    out += record(1, meta)
+    syms = [(0xffffffff81000100, 6, b"T", b"ct_root"), (0xffffffff81000110, 6, b"t", b"ct_leaf"),
+            (0xffffffff81000120, 16, b"T", b"ct_fib")]
+    payload = u32(len(syms))
+    for addr, size, typ, name in syms:
+        payload += u64(addr) + u64(size) + typ + b"\0" + u16(len(name)) + name
+    out += record(2, payload)
+    out += record(5, u64(0) + u64(1000) + b"handoff: guest ring at 0x10000")
+    evs = b""
+    for i in range(events):
+        evs += (u64(1000 + 10 * i) + u64(syms[i % 3][0]) + u64(syms[0][0] + 5) + u32(i % 2) +
+                u16(1) + u16(1 + i % 3))
+    out += record(3, evs)
+    out += record(4, u64(3) + u64(2000) + b"host buffer full (--overflow stop)")
+    if end:
+        out += record(6, u64(events + 3) + u64(events) + u64(3) + u64(0) + b"debug-exit port")
+    return out[:len(out) - cut] if cut else out
+
+
+def seeds_trace_reader():
+    write("trace_reader", "all-records.trace", trace_file())
+    write("trace_reader", "no-end.trace", trace_file(events=40, end=False))
+    write("trace_reader", "truncated.trace", trace_file(cut=7))
+    write("trace_reader", "header-only.trace", b"ETTRACE\0" + u32(1) + u32(16))
+
+
+def seeds_trace_real():
+    """A short real trace (needs build/earlytrace, the test kernel, /dev/kvm)."""
+    path = "/tmp/earlytrace-seed.trace"
+    subprocess.run([os.path.join(ROOT, "build", "earlytrace"), "trace", "--kernel",
+                    os.path.join(ROOT, "build", "images", "x86_64.elf"), "--filter", "ct_*",
+                    "--max-events", "24", "-o", path], check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    with open(path, "rb") as f:
+        write("trace_reader", "x86_64-ct-24.trace", f.read())
+    os.unlink(path)
+
+
+# ---- the hypercall port (script format: fuzz_hypercall in targets.c) ----
+
+HC_WRITE, HC_BLOCK, HC_RING, HC_STRING, HC_IO, HC_EVENTS = range(6)
+HIGH = 0x80000000  # the script's bit for "high RAM" (4 GiB + offset)
+
+
+def hc_block(gpa, nr, arg0, arg1, version=0):
+    return u8(HC_BLOCK) + u32(gpa) + u8(version) + u8(nr) + u64(arg0) + u64(arg1)
+
+
+def hc_ring(gpa, capacity, head=0, damage=0, tsc_khz=0):
+    return u8(HC_RING) + u32(gpa) + u32(capacity) + u64(head) + u8(damage) + u64(tsc_khz)
+
+
+def hc_io(value, size=4, read=False, port=0):
+    how = {1: 0, 2: 1, 4: 2, 8: 3}[size] | (4 if read else 0) | (port << 3)
+    return u8(HC_IO) + u8(how) + u32(value)
+
+
+def hc_string(gpa, s):
+    return u8(HC_STRING) + u32(gpa) + u16(len(s)) + s
+
+
+def hc_write(gpa, data):
+    return u8(HC_WRITE) + u32(gpa) + u8(len(data)) + data
+
+
+def seeds_hypercall():
+    ring_bytes = lambda cap: 64 + 32 * cap
+    # Events, a handoff into a ring that holds them all, a mark, then the
+    # guest records into its ring (head moves on).
+    s = u8(0) + u16(256)
+    s += u8(HC_EVENTS) + u8(10)
+    s += hc_ring(0x10000, 16)
+    s += hc_block(0x8000, 1, 0x10000, ring_bytes(16)) + hc_io(0x8000)
+    s += hc_string(0x9000, b"phase two") + hc_block(0x8020, 2, 0x9000, 0) + hc_io(0x8020)
+    s += hc_write(0x10000 + 24, u64(40))
+    write("hypercall", "handoff-mark.bin", s)
+    # A ring too small for the early events; a second handoff (refused).
+    s = u8(1) + u16(64) + u8(HC_EVENTS) + u8(100)
+    s += hc_ring(0x20000, 8) + hc_block(0x8000, 1, 0x20000, ring_bytes(8)) + hc_io(0x8000)
+    s += hc_io(0x8000) + hc_write(0x20000 + 24, u64(3))
+    write("hypercall", "small-ring-twice.bin", s)
+    # The ring in high RAM, at its very end; a mark running off RAM.
+    s = u8(0) + u16(16) + u8(HC_EVENTS) + u8(4)
+    s += hc_ring(HIGH | (0x10000 - ring_bytes(4)), 4)
+    s += hc_block(0x1fffe0, 1, 0x100000000 + 0x10000 - ring_bytes(4), ring_bytes(4)) + hc_io(0x1fffe0)
+    s += hc_write(0x1ffff0, b"A" * 16) + hc_block(0x8000, 2, 0x1ffff0, 0) + hc_io(0x8000)
+    write("hypercall", "edges.bin", s)
+    # Wrong versions, numbers, sizes and directions, misaligned blocks.
+    s = u8(2) + u16(8) + u16(5) + u8(HC_EVENTS) + u8(3)
+    s += hc_block(0x8000, 1, 0x10000, 0, version=7) + hc_io(0x8000)
+    s += hc_block(0x8040, 9, 0, 0) + hc_io(0x8040, size=2) + hc_io(0x8040, size=1, port=3)
+    s += hc_io(0x8040, read=True) + hc_io(0x8040, size=8)
+    s += hc_ring(0x10003, 2) + hc_block(0x8063, 1, 0x10003, ring_bytes(2)) + hc_io(0x8063)
+    s += hc_ring(0x30000, 0xffffffff, damage=0) + hc_block(0x8080, 1, 0x30000, 0xffffffffffffffff)
+    s += hc_io(0x8080)
+    write("hypercall", "bad-calls.bin", s)
+    # After the handoff the guest breaks its ring header, or winds head back.
+    for name, tail in (("ring-damaged.bin", hc_ring(0x10000, 16, damage=1)),
+                       ("ring-head-back.bin", hc_write(0x10000 + 24, u64(1)))):
+        s = u8(0) + u16(64) + u8(HC_EVENTS) + u8(5) + hc_ring(0x10000, 16)
+        s += hc_block(0x8000, 1, 0x10000, ring_bytes(16)) + hc_io(0x8000) + tail
+        write("hypercall", name, s)
+
+
+# ---- the trampoline batch (script format: fuzz_tramp_drain) -------------
+
+TD_WRITE, TD_HEADER, TD_RECORD, TD_FILL, TD_DRAIN = range(5)
+
+
+def td_header(flags, buf=1024, max_events=0, batch=0, region=0x100000, size=0x20000, voff=1,
+              sites=(0x180000, 0x180010, 0x180020, 0x180030)):
+    s = u8(flags) + u16(buf) + u16(max_events) + u16(batch) + u32(region) + u32(size) + u8(voff)
+    s += u8(len(sites))
+    for paddr in sites:
+        s += u8(0) + u32(paddr)
+    return s
+
+
+def seeds_tramp_drain():
+    fill = lambda n: u8(TD_FILL) + u8(n)
+    drain = u8(TD_DRAIN)
+    rec = lambda idx, site, tsc, parent: u8(TD_RECORD) + u16(idx) + u8(site) + u32(tsc) + u64(parent)
+    hdr = lambda field, value: u8(TD_HEADER) + u8(field) + u64(value)
+    write("tramp_drain", "x86_64-fill-drain.bin",
+          td_header(0) + fill(10) + drain + fill(200) + rec(0, 0xf0, 7, 0x1234) + drain + fill(3))
+    write("tramp_drain", "i386-oneshot.bin",
+          td_header(1 | 2, max_events=5) + fill(8) + drain + fill(2))
+    write("tramp_drain", "corrupt-header.bin",
+          td_header(0) + fill(4) + hdr(0, 0) + drain + fill(4) + hdr(4, 1 << 40) + drain +
+          fill(2) + hdr(2, 0) + drain)
+    write("tramp_drain", "overwrite-small-buffer.bin",
+          td_header(4, buf=4, batch=100) + fill(50) + drain + fill(50))
+    write("tramp_drain", "stray-ips.bin",
+          td_header(0, voff=0) + rec(0, 0xf8, 1, 0) + rec(1, 0xff, 2, 0) + u64(0xdeadbeef) +
+          hdr(4, 2) + drain)
+
+
+# ---- page walks (format: fuzz_page_walk) --------------------------------
+
+PG, PSE, PAE, LA57, LMA = 1, 2, 4, 8, 16
+P_RW = 0x3
+PS = 0x80
+
+
+def page_walk_seed(mode, cr3, va, length, pages):
+    """pages: {page number: {entry index: value}} with entry size by mode."""
+    esize = 4 if (mode & PG) and not (mode & (PAE | LMA)) else 8
+    body = bytearray(4096 * (max(pages) + 1 if pages else 1))
+    for page, entries in pages.items():
+        for idx, val in entries.items():
+            off = page * 4096 + idx * esize
+            body[off:off + esize] = val.to_bytes(esize, "little")
+    return u8(mode) + u64(cr3) + u64(va) + u16(length) + bytes(body)
+
+
+def seeds_page_walk():
+    write("page_walk", "paging-off.bin", page_walk_seed(0, 0, 0x1234, 64, {0: {0: 0x55}}))
+    va = 0x00403123
+    write("page_walk", "bits32-4k.bin", page_walk_seed(
+        PG, 0x1000, va, 8192, {1: {1: 0x2000 | P_RW}, 2: {3: 0x3000 | P_RW, 4: 0x1000 | P_RW}}))
+    write("page_walk", "bits32-pse-4m.bin", page_walk_seed(
+        PG | PSE, 0x1000, va, 16, {1: {1: 0x00400000 | PS | P_RW | (0x3 << 13)}}))
+    va = 0x40201123  # PDPTE 1, PDE 1, PTE 1
+    write("page_walk", "pae-4k.bin", page_walk_seed(
+        PG | PAE, 0x1020, va, 5000,
+        {1: {4 + 1: 0x2000 | 1}, 2: {1: 0x3000 | P_RW}, 3: {1: 0x4000 | P_RW, 2: 0x4000 | P_RW}}))
+    write("page_walk", "pae-2m.bin", page_walk_seed(
+        PG | PAE, 0x1000, va, 16, {1: {1: 0x2000 | 1}, 2: {1: 0x200000 | PS | P_RW}}))
+    va = 0xffffffff81234567
+    i4, i3, i2, i1 = (va >> 39) & 511, (va >> 30) & 511, (va >> 21) & 511, (va >> 12) & 511
+    long4 = PG | PAE | LMA
+    write("page_walk", "long4-4k.bin", page_walk_seed(
+        long4, 0x1000, va, 4200,
+        {1: {i4: 0x2000 | P_RW}, 2: {i3: 0x3000 | P_RW}, 3: {i2: 0x4000 | P_RW},
+         4: {i1: 0x5000 | P_RW | (1 << 63), i1 + 1: 0x0 | P_RW}}))
+    write("page_walk", "long4-1g.bin", page_walk_seed(
+        long4, 0x1000, va, 16, {1: {i4: 0x2000 | P_RW}, 2: {i3: 0x40000000 | PS | P_RW}}))
+    # Every level points back at the top table: a loop the walk must not follow forever.
+    write("page_walk", "long4-loop.bin", page_walk_seed(
+        long4, 0x1000, va, 16, {1: {i4: 0x1000 | P_RW, i3: 0x1000 | P_RW, i2: 0x1000 | P_RW,
+                                    i1: 0x1000 | P_RW}}))
+    write("page_walk", "long4-out-of-ram.bin", page_walk_seed(
+        long4, 0x1000, va, 16, {1: {i4: 0x000ffffffffff000 | P_RW}}))
+    write("page_walk", "long4-high-ram.bin", page_walk_seed(
+        long4, 0x100000000, va, 16, {0: {i4: 0x100001000 | P_RW}}))
+    va5 = 0xff00001234567000
+    i5 = (va5 >> 48) & 511
+    write("page_walk", "long5-2m.bin", page_walk_seed(
+        long4 | LA57, 0x1000, va5, 16,
+        {1: {i5: 0x2000 | P_RW}, 2: {(va5 >> 39) & 511: 0x3000 | P_RW},
+         3: {(va5 >> 30) & 511: 0x4000 | P_RW}, 4: {(va5 >> 21) & 511: 0x600000 | PS | P_RW}}))
+    write("page_walk", "non-canonical.bin", page_walk_seed(long4, 0x1000, 0x0000900000000000, 16, {}))
+
+
+# ---- expectation files (vmm/check/) -------------------------------------
+
+def seeds_expect():
+    d = os.path.join(ROOT, "tests", "expect")
+    for name in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+        with open(os.path.join(d, name), "rb") as f:
+            write("expect", name, f.read())
+    write("expect", "every-kind.expect",
+          b"called ct_*\nnot-called panic\nbefore ct_root ct_leaf\ncalls ct_leaf == 31\n"
+          b"calls ct_? >= 1\ncalls ct_fib <= 1000000\nreached ct_root within 1 event\n"
+          b"reached ct_fib within 2 ms\nreached ct_leaf within 5 us\n"
+          b"reached ct_leaf within 1 s\nhandoff\nhandoff ftrace_init\nhandoff guest-ring\n"
+          b"no-drops\n# comment\r\ncalled start_kernel # trailing\n")
+    write("expect", "bad.expect", b"called\ncalls x == \nreached y within 5 parsecs\n")
+
+
+def main():
+    kernel = seeds_elf()
+    seeds_bzimage(kernel)
+    seeds_system_map()
+    seeds_kallsyms()
+    seeds_trace_reader()
+    if "--real" in sys.argv:
+        seeds_trace_real()
+    seeds_hypercall()
+    seeds_tramp_drain()
+    seeds_page_walk()
+    seeds_expect()
+
+
+if __name__ == "__main__":
+    main()

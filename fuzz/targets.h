@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The fuzz targets' "feed bytes" logic, shared by the libFuzzer binaries
+ * (fuzz/fuzz_<name>.c, built with clang by fuzz/run.sh) and by the gcc
+ * regression test (tests/unit/test_fuzz_regressions.cc), so a crash file
+ * replays through exactly the code the fuzzer ran.
+ *
+ * Each function takes arbitrary bytes and drives one untrusted-input entry
+ * point of the VMM with them. None of them may crash, leak or trip a
+ * sanitizer whatever the bytes; errors are the library's ordinary one-line
+ * errors (et_error) and are ignored here. They return 0 when the input was
+ * accepted by the code under test, -1 when it was refused (a hint for
+ * tests and corpus checks, not a verdict).
+ */
+#ifndef FUZZ_TARGETS_H
+#define FUZZ_TARGETS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* kernel_image_parse() on the bytes as an ELF kernel, then what commands do
+ * with a parsed kernel: build-id, symbols (.symtab, else kallsyms), sites,
+ * trampoline region, loading and boot structures into a small guest RAM. */
+int fuzz_elf(const uint8_t *data, size_t size);
+
+/* A bzImage (boot flag and "HdrS"): kernel_image_open() on it, as the run
+ * does (setup header, payload, decompression, the ELF inside, then as
+ * fuzz_elf). Any other bytes: u32 announced size, then a payload for
+ * decompress() directly. */
+int fuzz_bzimage(const uint8_t *data, size_t size);
+
+/* symbols_from_system_map() on the bytes as a System.map file. */
+int fuzz_system_map(const uint8_t *data, size_t size);
+
+/* kallsyms_decode() on the bytes as an image, for 8- and 4-byte pointers. */
+int fuzz_kallsyms(const uint8_t *data, size_t size);
+
+/* trace_reader_open() on the bytes as a trace file, every record read,
+ * every report format written to /dev/null; then the same with each
+ * record's CRC made right, so the decoders behind the CRC are reached. */
+int fuzz_trace_reader(const uint8_t *data, size_t size);
+
+/* The hypercall port (vmm/trace/handoff.c) driven by a script of guest
+ * actions: memory writes, hypercall blocks, ring headers, port accesses,
+ * events recorded before the handoff; then the guest ring collected. */
+int fuzz_hypercall(const uint8_t *data, size_t size);
+
+/* Trampoline mode's batch drain (vmm/trace/tramp_mode.c, trampolines.c)
+ * with trampolines installed in guest RAM and a script of guest writes to
+ * the batch header and records, drains, and the final stop. */
+int fuzz_tramp_drain(const uint8_t *data, size_t size);
+
+/* x86_translate() and x86_read_virt() over page tables that are the input
+ * bytes tiled over guest RAM (loops, out-of-RAM pointers, every mode). */
+int fuzz_page_walk(const uint8_t *data, size_t size);
+
+/* expect_parse_file() on the bytes as an expectation file (vmm/check/),
+ * then expect_check_filters() and expect_evaluate() over a small trace. */
+int fuzz_expect(const uint8_t *data, size_t size);
+
+struct fuzz_target {
+	const char *name; /* the fuzz/fuzz_<name>.c and tests/fuzz-corpus/<name>/ name */
+	int (*run)(const uint8_t *data, size_t size);
+};
+
+/* Every target, ending with { NULL, NULL }. */
+extern const struct fuzz_target fuzz_targets[];
+
+/* The target called name, or NULL. */
+const struct fuzz_target *fuzz_target_find(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FUZZ_TARGETS_H */

@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: MIT
+// --graph on the test kernel's call tree, whose shape is known: every call
+// gets its return, paired exactly, at the depths the tree has; durations
+// nest; the reports (function_graph text, Chrome B/E events, folded
+// stacks) agree with the events; and a handoff with traced frames still
+// on the guest's stack leaves the guest running correctly.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/boot/vmm_process.h"
+#include "tests/fixtures.h"
+#include "tests/shim/earlytrace_shim.h"
+
+namespace {
+
+struct Frame {
+	std::string fn;
+	uint64_t tsc;
+	size_t depth;
+	uint64_t children = 0;
+};
+
+// Calls and returns replayed on a stack, as the graph report does.
+struct Replay {
+	std::map<std::string, long> calls, returns;
+	std::map<std::string, size_t> max_depth, min_depth;
+	std::map<std::string, uint64_t> total; // summed durations, cycles
+	size_t max_fib_chain = 0;
+	long unmatched = 0, unflagged = 0, nonpositive = 0, outliving_parent = 0;
+	uint64_t tsc_khz = 0;
+	std::vector<uint64_t> root_durations;
+};
+
+Replay replay(const std::string &path)
+{
+	Replay rp;
+	trace_reader *r = nullptr;
+	if (trace_reader_open(&r, path.c_str())) {
+		ADD_FAILURE() << et_last_error();
+		return rp;
+	}
+	const symtab *tab = trace_reader_symtab(r);
+	rp.tsc_khz = trace_reader_info(r)->tsc_khz;
+	std::vector<Frame> stack;
+	trace_merge *m;
+	EXPECT_EQ(trace_merge_open(r, &m), 0);
+	et_ring_record e;
+	while (trace_merge_next(m, &e) == 1) {
+		if (et_rec_is_exit(&e))
+			continue;
+		const symbol *s = symtab_lookup(tab, e.ip, nullptr);
+		std::string fn = s ? s->name : "?";
+		if (et_rec_kind(&e) == ET_REC_CALL) {
+			rp.calls[fn]++;
+			if (!(e.flags & ET_REC_F_RET_TRACED))
+				rp.unflagged++;
+			size_t depth = stack.size();
+			rp.max_depth[fn] = std::max(rp.max_depth[fn], depth);
+			if (!rp.min_depth.count(fn) || depth < rp.min_depth[fn])
+				rp.min_depth[fn] = depth;
+			stack.push_back({ fn, e.tsc, depth });
+			size_t chain = 0;
+			for (size_t i = stack.size(); i-- > 0 && stack[i].fn == "ct_fib";)
+				chain++;
+			rp.max_fib_chain = std::max(rp.max_fib_chain, chain);
+			continue;
+		}
+		rp.returns[fn]++;
+		if (stack.empty() || stack.back().fn != fn || (e.flags & ET_REC_F_UNWOUND)) {
+			rp.unmatched++;
+			continue;
+		}
+		Frame f = stack.back();
+		stack.pop_back();
+		uint64_t d = e.tsc - f.tsc;
+		if (e.tsc <= f.tsc)
+			rp.nonpositive++;
+		if (f.children > d)
+			rp.outliving_parent++;
+		rp.total[fn] += d;
+		if (fn == "ct_root")
+			rp.root_durations.push_back(d);
+		if (!stack.empty())
+			stack.back().children += d;
+	}
+	trace_merge_close(m);
+	trace_reader_close(r);
+	return rp;
+}
+
+std::vector<std::string> lines(const std::string &text)
+{
+	std::vector<std::string> out;
+	std::istringstream in(text);
+	for (std::string l; std::getline(in, l);)
+		out.push_back(l);
+	return out;
+}
+
+// ftrace's duration text of ns, as the graph report prints it.
+std::string ftrace_duration(uint64_t ns)
+{
+	char usecs[24], nsecs[8], out[64];
+	snprintf(usecs, sizeof(usecs), "%llu", (unsigned long long)(ns / 1000));
+	size_t len = strlen(usecs);
+	std::string s = usecs;
+	if (len < 7) {
+		snprintf(nsecs, 8 - len < 5 ? 8 - len : 5, "%03llu", (unsigned long long)(ns % 1000));
+		s += std::string(".") + nsecs;
+	}
+	snprintf(out, sizeof(out), "%s us", s.c_str());
+	return out;
+}
+
+} // namespace
+
+TEST(FunctionGraph, ExactPairingDepthsAndDurationsOnTheCallTree)
+{
+	REQUIRE_KVM();
+	TempDir d;
+	std::string out = d.file("graph.trace");
+	VmmResult r = run_vmm({ "trace", "--kernel", image("x86_64"), "--mem", "32M", "--filter",
+				"ct_*", "--graph", "--output", out, "--timeout", "60" });
+	ASSERT_EQ(r.status, 0) << r.err;
+	EXPECT_NE(r.out.find("calltree phase=longmode total=816"), std::string::npos) << r.out;
+	EXPECT_NE(r.err.find("earlytrace: graph: 816 returns"), std::string::npos) << r.err;
+	Replay rp = replay(out);
+	// Every call has its return, in stack order.
+	EXPECT_EQ(rp.calls["ct_root"], 4);
+	EXPECT_EQ(rp.calls["ct_branch"], 32);
+	EXPECT_EQ(rp.calls["ct_leaf"], 512);
+	EXPECT_EQ(rp.calls["ct_fib"], 268);
+	EXPECT_EQ(rp.returns, rp.calls);
+	EXPECT_EQ(rp.unmatched, 0);
+	EXPECT_EQ(rp.unflagged, 0);
+	// The tree's depths: root, branch below it, leaf below that; ct_fib(8)
+	// recurses 8 deep under the root.
+	EXPECT_EQ(rp.min_depth["ct_root"], 0u);
+	EXPECT_EQ(rp.max_depth["ct_root"], 0u);
+	EXPECT_EQ(rp.min_depth["ct_branch"], 1u);
+	EXPECT_EQ(rp.max_depth["ct_branch"], 1u);
+	EXPECT_EQ(rp.min_depth["ct_leaf"], 2u);
+	EXPECT_EQ(rp.max_depth["ct_leaf"], 2u);
+	EXPECT_EQ(rp.min_depth["ct_fib"], 1u);
+	EXPECT_EQ(rp.max_depth["ct_fib"], 8u);
+	EXPECT_EQ(rp.max_fib_chain, 8u);
+	// Durations are positive and nest: no callee outlives its caller.
+	EXPECT_EQ(rp.nonpositive, 0);
+	EXPECT_EQ(rp.outliving_parent, 0);
+	ASSERT_GT(rp.tsc_khz, 0u);
+
+	// function_graph text: the same tree, the exact durations.
+	VmmResult g = run_vmm({ "report", out, "--format", "graph" });
+	ASSERT_EQ(g.status, 0) << g.err;
+	auto l = lines(g.out);
+	EXPECT_EQ(l[0], "# tracer: function_graph");
+	std::regex leaf("^ 0\\) [ +!#*@$] +[0-9.]+ us +\\|      ct_leaf\\(\\);$");
+	std::regex branch_open("^ 0\\)               \\|    ct_branch\\(\\) \\{$");
+	std::regex root_close("^ 0\\) ([ +!#*@$]) +([0-9.]+ us) +\\|  \\}$");
+	size_t leaves = 0, branches = 0;
+	std::vector<std::string> root_closes;
+	for (auto &x : l) {
+		std::smatch m;
+		leaves += std::regex_match(x, leaf);
+		branches += std::regex_match(x, branch_open);
+		if (std::regex_match(x, m, root_close))
+			root_closes.push_back(m[2]);
+	}
+	EXPECT_EQ(leaves, 512u) << g.out.substr(0, 3000);
+	EXPECT_EQ(branches, 32u);
+	ASSERT_EQ(root_closes.size(), 4u);
+	for (size_t i = 0; i < 4; i++) {
+		uint64_t ns = (uint64_t)((unsigned __int128)rp.root_durations[i] * 1000000u / rp.tsc_khz);
+		EXPECT_EQ(root_closes[i], ftrace_duration(ns)) << i;
+	}
+
+	// Chrome JSON: one B and one E per call, nesting on the vCPU's track.
+	VmmResult j = run_vmm({ "report", out, "--format", "json" });
+	ASSERT_EQ(j.status, 0) << j.err;
+	std::regex be("\\{\"name\":\"(ct_[a-z]+)\",\"cat\":\"call\",\"ph\":\"([BE])\"");
+	std::vector<std::string> open;
+	long begins = 0, ends = 0, misnested = 0;
+	for (auto it = std::sregex_iterator(j.out.begin(), j.out.end(), be); it != std::sregex_iterator();
+	     ++it) {
+		if ((*it)[2] == "B") {
+			begins++;
+			open.push_back((*it)[1]);
+		} else {
+			ends++;
+			misnested += open.empty() || open.back() != (*it)[1];
+			if (!open.empty())
+				open.pop_back();
+		}
+	}
+	EXPECT_EQ(begins, 816);
+	EXPECT_EQ(ends, 816);
+	EXPECT_EQ(misnested, 0);
+
+	// Folded stacks: self times add up to the roots' durations exactly
+	// (to a nanosecond per stack of rounding).
+	VmmResult f = run_vmm({ "report", out, "--format", "folded" });
+	ASSERT_EQ(f.status, 0) << f.err;
+	uint64_t sum = 0, roots = 0;
+	size_t stacks = 0;
+	std::regex folded("^(ct_root(;ct_[a-z]+)*) ([0-9]+)$");
+	for (auto &x : lines(f.out)) {
+		std::smatch m;
+		ASSERT_TRUE(std::regex_match(x, m, folded)) << x;
+		sum += std::stoull(m[3]);
+		stacks++;
+	}
+	for (uint64_t dr : rp.root_durations)
+		roots += (uint64_t)((unsigned __int128)dr * 1000000u / rp.tsc_khz);
+	EXPECT_EQ(sum, roots); // self times telescope to the roots' totals
+	EXPECT_GT(stacks, 10u);
+	EXPECT_NE(f.out.find("ct_root;ct_branch;ct_leaf "), std::string::npos);
+	EXPECT_NE(f.out.find("ct_root;ct_fib;ct_fib;ct_fib;ct_fib;ct_fib;ct_fib;ct_fib;ct_fib "),
+		  std::string::npos)
+		<< f.out;
+}
+
+// trace=ring hands off inside traced functions (tracering_run, which
+// longmode_main and boot_main called): their return addresses on the
+// guest's stack are the VMM's until then, and must be the real ones after.
+TEST(FunctionGraph, HandoffWithFramesOnTheStackLeavesTheGuestRunning)
+{
+	REQUIRE_KVM();
+	for (const char *arch : { "x86_64", "i386" }) {
+		TempDir d;
+		std::string out = d.file("ring.trace");
+		VmmResult r = run_vmm({ "trace", "--kernel", image(arch), "--mem", "32M", "--graph",
+					"--append", "trace=ring exit=0", "--output", out, "--timeout",
+					"60" });
+		ASSERT_EQ(r.status, 0) << arch << r.err << r.out;
+		// The guest returned through those frames to its normal end.
+		EXPECT_NE(r.out.find("ring fn=ct_leaf calls=512"), std::string::npos) << r.out;
+		EXPECT_NE(r.out.find("ring vmm fn=ct_leaf calls=512"), std::string::npos) << r.out;
+		EXPECT_NE(r.out.find("\ndone\n"), std::string::npos) << r.out;
+		std::smatch m;
+		ASSERT_TRUE(std::regex_search(r.err, m, std::regex("graph: (\\d+) returns, (\\d+) frames "
+								      "handed back at the end of capture, 0 not")))
+			<< r.err;
+		EXPECT_GE(std::stoul(m[2]), 2u) << arch; // tracering_run and its callers
+		Replay rp = replay(out);
+		EXPECT_EQ(rp.unmatched, 0) << arch;
+		EXPECT_EQ(rp.returns["ct_leaf"], 512) << arch; // the early phase's, by the VMM
+		EXPECT_EQ(rp.calls["ct_leaf"], 1024) << arch;	// and the guest's own calls
+	}
+}
+
+TEST(FunctionGraph, StackOfACrashIsExactAndTrampolineModeIsRefused)
+{
+	REQUIRE_KVM();
+	TempDir d;
+	VmmResult r = run_vmm({ "trace", "--kernel", image("x86_64"), "--mem", "32M", "--graph",
+				"--append", "crash=triple", "--output", d.file("t.trace"), "--timeout",
+				"60" });
+	EXPECT_EQ(r.status, 2) << r.err;
+	EXPECT_NE(r.err.find("call stack from --graph's return frames (exact"), std::string::npos)
+		<< r.err;
+	EXPECT_TRUE(std::regex_search(r.err, std::regex("#1  boot_begin\\+0x[0-9a-f]+ +called "
+							"machine_triple_fault")))
+		<< r.err;
+	EXPECT_TRUE(std::regex_search(r.err, std::regex("#2  boot_main\\+0x[0-9a-f]+ +called boot_begin")))
+		<< r.err;
+
+	r = run_vmm({ "trace", "--kernel", image("x86_64"), "--graph", "--mode", "trampoline" });
+	EXPECT_EQ(r.status, 1);
+	EXPECT_NE(r.err.find("--graph needs breakpoint mode"), std::string::npos) << r.err;
+	r = run_vmm({ "report", d.file("t.trace"), "--format", "graph" });
+	EXPECT_EQ(r.status, 0) << r.err;
+}

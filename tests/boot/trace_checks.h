@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT
+// What the hostile-guest and fault tests read back from a trace file: the
+// calls (events of other kinds are counted, not kept), their functions and
+// parents by name, the marks, and the END/DROPS accounting. Header-only.
+#ifndef TESTS_BOOT_TRACE_CHECKS_H
+#define TESTS_BOOT_TRACE_CHECKS_H
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tests/boot/vmm_process.h"
+#include "tests/shim/earlytrace_shim.h"
+#include "vmm/symbols/symtab.h"
+#include "vmm/trace/trace_file.h"
+
+struct TraceFile {
+	std::string error;	    // trace_reader_open()'s, "" when it opened
+	std::string state;	    // trace_reader_state(): how the run ended
+	bool has_end = false, truncated = false;
+	uint64_t events = 0;	    // every event in the file, of any kind
+	uint64_t dropped = 0;	    // the highest DROPS total
+	uint64_t end_recorded = 0, end_written = 0, end_dropped = 0, end_lost = 0;
+	std::string exit_reason;
+	std::vector<et_ring_record> calls; // file order
+	std::vector<std::string> fn, parent; // per call, by symbol ("" for parent 0)
+	std::map<std::string, long> count;   // calls per function
+	std::map<unsigned, long> by_source;  // calls per source
+	std::vector<std::pair<uint64_t, std::string>> marks; // tsc, text
+};
+
+inline std::string symbol_name(const struct symtab *tab, uint64_t addr)
+{
+	if (!addr)
+		return "";
+	const struct symbol *s = symtab_lookup(tab, addr, nullptr);
+	return s ? s->name : "?";
+}
+
+inline TraceFile load_trace(const std::string &path)
+{
+	TraceFile t;
+	struct trace_reader *r = nullptr;
+	char buf[512];
+
+	if (trace_reader_open(&r, path.c_str())) {
+		t.error = et_last_error();
+		return t;
+	}
+	const struct trace_info *in = trace_reader_info(r);
+	const struct symtab *tab = trace_reader_symtab(r);
+	t.state = trace_reader_state(r, buf, sizeof(buf));
+	t.has_end = in->has_end;
+	t.truncated = in->truncated;
+	t.events = in->nr_events;
+	t.dropped = in->dropped;
+	t.end_recorded = in->end_recorded;
+	t.end_written = in->end_written;
+	t.end_dropped = in->end_dropped;
+	t.end_lost = in->end_lost;
+	t.exit_reason = in->exit_reason;
+	struct trace_record rec;
+	while (trace_reader_next(r, &rec) == 1) {
+		if (rec.type == TRACE_REC_MARK)
+			t.marks.emplace_back(rec.tsc, rec.text);
+		for (size_t i = 0; i < rec.nr_events; i++) {
+			const et_ring_record &ev = rec.events[i];
+			if ((ev.kind & 0xff) != ET_REC_CALL)
+				continue;
+			t.calls.push_back(ev);
+			t.fn.push_back(symbol_name(tab, ev.ip));
+			t.parent.push_back(symbol_name(tab, ev.parent_ip));
+			t.count[t.fn.back()]++;
+			t.by_source[ev.flags & ET_REC_SRC_MASK]++;
+		}
+	}
+	trace_reader_close(r);
+	return t;
+}
+
+// Calls to the call tree's functions (ct_*), optionally from one source.
+inline long ct_calls(const TraceFile &t, unsigned source = 0)
+{
+	long n = 0;
+	for (size_t i = 0; i < t.calls.size(); i++)
+		n += t.fn[i].rfind("ct_", 0) == 0 &&
+		     (!source || (t.calls[i].flags & ET_REC_SRC_MASK) == source);
+	return n;
+}
+
+// The sanitizer build aborts with a report on stderr (exit status 1,
+// which a test expecting a clean refusal must not take for one).
+inline void expect_no_sanitizer_report(const VmmResult &r)
+{
+	EXPECT_EQ(r.err.find("Sanitizer"), std::string::npos) << r.err;
+	EXPECT_EQ(r.err.find("runtime error"), std::string::npos) << r.err;
+}
+
+// ...and neither build may crash or hang.
+inline void expect_no_crash(const VmmResult &r)
+{
+	expect_no_sanitizer_report(r);
+	EXPECT_FALSE(r.timed_out) << r.err;
+	EXPECT_LT(r.status, 128) << "killed by a signal: " << r.err;
+}
+
+// `earlytrace report FILE --format FORMAT`, as a user would run it.
+inline VmmResult report(const std::string &path, const char *format = "summary")
+{
+	return run_vmm({ "report", path, "--format", format });
+}
+
+inline long occurrences(const std::string &text, const std::string &what)
+{
+	long n = 0;
+	for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+		n++;
+	return n;
+}
+
+#endif // TESTS_BOOT_TRACE_CHECKS_H

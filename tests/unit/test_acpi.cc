@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+// The ACPI tables a guest gets for power-off: every table where the RSDP
+// chain says, valid checksums, a hardware-reduced FADT naming the sleep
+// registers, \_S5 in the DSDT; and the sleep register ending the run.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "tests/shim/earlytrace_shim.h"
+#include "vmm/boot/acpi.h"
+#include "vmm/hw/acpi_sleep.h"
+
+namespace {
+
+uint8_t sum(const uint8_t *p, size_t n)
+{
+	uint8_t s = 0;
+	for (size_t i = 0; i < n; i++)
+		s = (uint8_t)(s + p[i]);
+	return s;
+}
+
+template <typename T> T get(const uint8_t *p)
+{
+	T v;
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+class Acpi : public ::testing::Test {
+protected:
+	void SetUp() override { ASSERT_EQ(guest_mem_init(&mem, 16 << 20), 0); }
+	void TearDown() override { guest_mem_free(&mem); }
+	const uint8_t *at(uint64_t pa, uint64_t len)
+	{
+		return static_cast<const uint8_t *>(guest_mem_ptr(&mem, pa, len));
+	}
+	struct guest_mem mem;
+};
+
+TEST_F(Acpi, TablesChainFromTheRsdpWithValidChecksums)
+{
+	uint64_t rsdp_pa = acpi_write_tables(&mem);
+	ASSERT_EQ(rsdp_pa, (uint64_t)LAYOUT_ACPI_TABLES);
+	EXPECT_EQ(rsdp_pa % 16, 0u) << "a kernel scanning for the RSDP looks at 16-byte boundaries";
+	const uint8_t *rsdp = at(rsdp_pa, 36);
+	ASSERT_EQ(memcmp(rsdp, "RSD PTR ", 8), 0);
+	EXPECT_EQ(rsdp[15], 2);
+	EXPECT_EQ(sum(rsdp, 20), 0);
+	EXPECT_EQ(sum(rsdp, 36), 0);
+
+	uint64_t xsdt_pa = get<uint64_t>(rsdp + 24);
+	const uint8_t *xsdt = at(xsdt_pa, 44);
+	ASSERT_EQ(memcmp(xsdt, "XSDT", 4), 0);
+	ASSERT_EQ(get<uint32_t>(xsdt + 4), 44u);
+	EXPECT_EQ(sum(xsdt, 44), 0);
+
+	const uint8_t *fadt = at(get<uint64_t>(xsdt + 36), 276);
+	ASSERT_EQ(memcmp(fadt, "FACP", 4), 0);
+	ASSERT_EQ(get<uint32_t>(fadt + 4), 276u);
+	EXPECT_EQ(fadt[8], 6);
+	EXPECT_EQ(sum(fadt, 276), 0);
+	EXPECT_TRUE(get<uint32_t>(fadt + 112) & (1u << 20)) << "hardware-reduced";
+	// Sleep control and status: system I/O, byte access, at our ports.
+	EXPECT_EQ(fadt[244], 1);
+	EXPECT_EQ(get<uint64_t>(fadt + 248), (uint64_t)ACPI_SLEEP_CONTROL_PORT);
+	EXPECT_EQ(fadt[256], 1);
+	EXPECT_EQ(get<uint64_t>(fadt + 260), (uint64_t)ACPI_SLEEP_STATUS_PORT);
+	// No CMOS RTC, no VGA, an 8042.
+	EXPECT_EQ(get<uint16_t>(fadt + 109), (1u << 1) | (1u << 2) | (1u << 5));
+
+	uint64_t dsdt_pa = get<uint64_t>(fadt + 140);
+	EXPECT_EQ(get<uint32_t>(fadt + 40), (uint32_t)dsdt_pa);
+	const uint8_t *dsdt = at(dsdt_pa, 36);
+	ASSERT_EQ(memcmp(dsdt, "DSDT", 4), 0);
+	uint32_t len = get<uint32_t>(dsdt + 4);
+	dsdt = at(dsdt_pa, len);
+	EXPECT_EQ(sum(dsdt, len), 0);
+	// Name (_S5, Package (4) { 5, 5, 0, 0 })
+	const uint8_t s5[] = { 0x08, '_', 'S', '5', '_', 0x12, 0x08, 0x04, 0x0a, 5, 0x0a, 5, 0, 0 };
+	ASSERT_EQ(len, 36u + sizeof(s5));
+	EXPECT_EQ(memcmp(dsdt + 36, s5, sizeof(s5)), 0);
+	// Everything inside the reserved window.
+	EXPECT_LE(dsdt_pa + len, (uint64_t)LAYOUT_ACPI_TABLES + LAYOUT_ACPI_TABLES_SIZE);
+}
+
+struct Stop {
+	int calls = 0;
+	enum vm_stop_reason reason = VM_STOP_NONE;
+	int status = -1;
+};
+
+void record_stop(void *vm, enum vm_stop_reason reason, int status)
+{
+	Stop *s = static_cast<Stop *>(vm);
+	s->calls++;
+	s->reason = reason;
+	s->status = status;
+}
+
+TEST(AcpiSleep, S5EndsTheRunWithStatus0AndNothingElseDoes)
+{
+	Stop stop;
+	struct acpi_sleep dev = { record_stop, &stop };
+	uint8_t v;
+
+	v = 0x34; // SLP_TYP 5, SLP_EN
+	acpi_sleep_io(&dev, 0, &v, 1, true);
+	EXPECT_EQ(stop.calls, 1);
+	EXPECT_EQ(stop.reason, VM_STOP_POWER_OFF);
+	EXPECT_EQ(stop.status, 0);
+
+	Stop other;
+	dev.vm = &other;
+	for (uint8_t x : { 0x14, 0x2c, 0x20, 0x00, 0xff & ~0x20 }) { // no S5 with SLP_EN
+		acpi_sleep_io(&dev, 0, &x, 1, true);
+	}
+	v = 0x34;
+	acpi_sleep_io(&dev, 1, &v, 1, true); // the status register
+	EXPECT_EQ(other.calls, 0);
+	v = 0xaa;
+	acpi_sleep_io(&dev, 1, &v, 1, false);
+	EXPECT_EQ(v, 0) << "no wake status";
+}
+
+} // namespace

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: MIT
+// The function graph reports from a small synthetic --graph trace: the
+// exact function_graph text (leaves, nesting, ftrace's duration format and
+// overhead marks, exits as comments, unwound and unmatched returns, calls
+// without a return), and the folded stacks' self times.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/fixtures.h"
+#include "tests/shim/earlytrace_shim.h"
+
+namespace {
+
+const uint64_t K = 0xffffffff81000000ull;
+
+struct symbol syms[] = {
+	{ K + 0x000, 0x100, "outer", 'T' },
+	{ K + 0x100, 0x100, "middle", 'T' },
+	{ K + 0x200, 0x100, "leaf", 'T' },
+	{ K + 0x300, 0x100, "lost", 'T' },
+};
+struct symtab tab = { syms, 4 };
+
+et_ring_record call(uint64_t tsc, uint64_t ip, bool ret_traced = true)
+{
+	et_ring_record e = make_call(tsc, ip, K + 0x50);
+	if (ret_traced)
+		e.flags |= ET_REC_F_RET_TRACED;
+	return e;
+}
+
+et_ring_record ret(uint64_t tsc, uint64_t ip, uint16_t extra = 0)
+{
+	et_ring_record e = make_call(tsc, ip, K + 0x60);
+	e.kind = ET_REC_RET;
+	e.flags |= extra;
+	return e;
+}
+
+std::string write_trace(const TempDir &d, bool with_returns = true)
+{
+	std::string path = d.file("graph.ettrace");
+	trace_meta m{};
+	m.kernel_path = "k";
+	m.tsc_khz = 1000000; // a cycle is a nanosecond
+	m.mode = "breakpoint";
+	trace_writer *w;
+	EXPECT_EQ(trace_writer_open(&w, path.c_str(), &m), 0);
+	EXPECT_EQ(trace_writer_symbols(w, &tab), 0);
+	et_exit x{};
+	x.kind = ET_REC_PIO;
+	x.addr = 0x3f8;
+	x.value = 0x41;
+	x.size = 1;
+	x.write = 1;
+	std::vector<et_ring_record> ev = {
+		call(1000, K),			       // outer() {
+		call(2000, K + 0x100),		       //   middle() {
+		call(3000, K + 0x200),		       //     leaf();  1.234 us
+		ret(4234, K + 0x200),
+		et_exit_pack(5000, K + 0x120, &x),     //     /* vm_exit */
+		call(6000, K + 0x200),		       //     leaf(); + 12.345 us
+		ret(18345, K + 0x200),
+		ret(20000, K + 0x100),		       //   } 18.000 us
+		call(21000, K + 0x300),		       //   lost() {  (unwound)
+		ret(2001000, K + 0x300, ET_REC_F_UNWOUND), //   } 1980.000 us, unwound
+		ret(2101000, K),		       // } 2100.000 us
+		ret(2200000, K + 0x200),	       // } /* leaf */: no call for it
+		call(2300000, K + 0x100, false),       // middle(); no return traced
+	};
+	if (!with_returns)
+		ev = { call(1000, K, false) };
+	EXPECT_EQ(trace_writer_events(w, ev.data(), ev.size()), 0);
+	EXPECT_EQ(trace_writer_mark(w, 5500, "hello"), 0);
+	EXPECT_EQ(trace_writer_close(w, ev.size(), 0, "guest exited (0)"), 0);
+	return path;
+}
+
+std::string report(const std::string &path, report_format f, int want = 0)
+{
+	trace_reader *r;
+	EXPECT_EQ(trace_reader_open(&r, path.c_str()), 0) << et_last_error();
+	char *buf = nullptr;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	EXPECT_EQ(report_write(r, f, out), want) << et_last_error();
+	fclose(out);
+	std::string s(buf, len);
+	free(buf);
+	trace_reader_close(r);
+	return s;
+}
+
+std::vector<std::string> body(const std::string &text)
+{
+	std::vector<std::string> out;
+	std::istringstream in(text);
+	for (std::string l; std::getline(in, l);)
+		if (l[0] != '#')
+			out.push_back(l);
+	return out;
+}
+
+} // namespace
+
+TEST(ReportGraph, FunctionGraphTextGolden)
+{
+	TempDir d;
+	std::string text = report(write_trace(d), REPORT_GRAPH);
+	EXPECT_EQ(text.rfind("# tracer: function_graph\n", 0), 0u) << text;
+	EXPECT_NE(text.find("# CPU  DURATION                  FUNCTION CALLS\n"
+			    "# |     |   |                     |   |   |   |\n"),
+		  std::string::npos)
+		<< text;
+	std::vector<std::string> want = {
+		" 0)               |  outer() {",
+		" 0)               |    middle() {",
+		" 0)   1.234 us    |      leaf();",
+		" 0)               |      /* vm_exit: pio write port 0x3f8 size 1 value 0x41 in middle+0x20 */",
+		" 0)               |      /* mark: hello */",
+		" 0) + 12.345 us   |      leaf();",
+		" 0) + 18.000 us   |    }",
+		" 0)               |    lost() {",
+		" 0) # 1980.000 us |    } /* lost: unwound, its return was never seen */",
+		" 0) # 2100.000 us |  }",
+		" 0)               |  } /* leaf */",
+		" 0)               |  middle(); /* no return traced */",
+	};
+	EXPECT_EQ(body(text), want) << text;
+}
+
+TEST(ReportGraph, DurationColumnAsFtracePrintsIt)
+{
+	// 7 digits of microseconds at most: the nanoseconds shrink, then go.
+	TempDir d;
+	std::string path = d.file("long.ettrace");
+	trace_meta m{};
+	m.tsc_khz = 1000000;
+	trace_writer *w;
+	ASSERT_EQ(trace_writer_open(&w, path.c_str(), &m), 0);
+	ASSERT_EQ(trace_writer_symbols(w, &tab), 0);
+	std::vector<et_ring_record> ev = {
+		call(0, K),	     ret(12345678, K),	       // 12345.678 us -> "12345.67"
+		call(20000000, K), ret(143456789, K),	       // 123456.789 -> "123456.7"
+		call(200000000, K), ret(1434567890, K),	       // 1234567.890 -> "1234567"
+	};
+	ASSERT_EQ(trace_writer_events(w, ev.data(), ev.size()), 0);
+	ASSERT_EQ(trace_writer_close(w, 6, 0, "x"), 0);
+	std::vector<std::string> want = {
+		" 0) * 12345.67 us |  outer();",
+		" 0) @ 123456.7 us |  outer();",
+		" 0) $ 1234567 us  |  outer();",
+	};
+	EXPECT_EQ(body(report(path, REPORT_GRAPH)), want);
+}
+
+TEST(ReportGraph, FoldedSelfTimes)
+{
+	TempDir d;
+	std::string text = report(write_trace(d), REPORT_FOLDED);
+	// outer: 2100000 - middle 18000 - lost 1980000 = 102000 of its own;
+	// middle: 18000 - 1234 - 12345; each leaf its own; an unwound frame
+	// is a frame like any other; the unmatched return adds nothing.
+	EXPECT_EQ(text, "outer 102000\n"
+			"outer;lost 1980000\n"
+			"outer;middle 4421\n"
+			"outer;middle;leaf 13579\n");
+	// Without returns there is nothing to fold: an error that says why.
+	report(write_trace(d, false), REPORT_FOLDED, -1);
+	EXPECT_NE(std::string(et_last_error()).find("recorded with 'earlytrace trace --graph'"),
+		  std::string::npos)
+		<< et_last_error();
+}

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+#include "vmm/boot/acpi.h"
+
+#include <string.h>
+
+#include "arch/x86/layout.h"
+#include "vmm/error.h"
+
+/* Where each table goes inside LAYOUT_ACPI_TABLES (the BIOS area the
+ * memory map reserves; the RSDP is 16-byte aligned there, where a kernel
+ * scanning for it looks too). */
+#define RSDP_OFF 0x000
+#define XSDT_OFF 0x040
+#define FADT_OFF 0x080
+#define DSDT_OFF 0x200
+
+#define SDT_HEADER 36
+#define RSDP_LEN 36
+#define FADT_LEN 276 /* ACPI 6 */
+#define FADT_FLAG_HW_REDUCED (1u << 20)
+#define BOOT_ARCH_8042 (1u << 1)
+#define BOOT_ARCH_NO_VGA (1u << 2)
+#define BOOT_ARCH_NO_CMOS_RTC (1u << 5)
+#define GAS_SYSTEM_IO 1
+#define GAS_ACCESS_BYTE 1
+
+/* \_S5: Name (_S5, Package (4) { 5, 5, 0, 0 }) in AML. */
+static const uint8_t dsdt_aml[] = {
+	0x08, '_', 'S', '5', '_',	/* NameOp "_S5_" */
+	0x12, 0x08, 0x04,		/* PackageOp, PkgLength 8, 4 elements */
+	0x0a, ACPI_SLEEP_TYPE_S5,	/* BytePrefix 5: SLP_TYPa */
+	0x0a, ACPI_SLEEP_TYPE_S5,	/* BytePrefix 5: SLP_TYPb */
+	0x00, 0x00,			/* reserved */
+};
+
+static void put16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
+static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+
+/* Every byte of a table, the checksum included, sums to 0. */
+static uint8_t checksum(const uint8_t *p, size_t len)
+{
+	uint8_t sum = 0;
+
+	for (size_t i = 0; i < len; i++)
+		sum = (uint8_t)(sum + p[i]);
+	return (uint8_t)-sum;
+}
+
+static void sdt_header(uint8_t *t, const char *sig, uint32_t len, uint8_t rev)
+{
+	memcpy(t, sig, 4);
+	put32(t + 4, len);
+	t[8] = rev;
+	memcpy(t + 10, "ETRACE", 6);	/* OEM ID */
+	memcpy(t + 16, "EARLYTRC", 8);	/* OEM table ID */
+	put32(t + 24, 1);		/* OEM revision */
+	memcpy(t + 28, "ETRC", 4);	/* creator ID */
+	put32(t + 32, 1);		/* creator revision */
+}
+
+/* A Generic Address Structure naming one I/O port, byte access. */
+static void gas_port(uint8_t *g, uint16_t port)
+{
+	g[0] = GAS_SYSTEM_IO;
+	g[1] = 8; /* bit width */
+	g[2] = 0; /* bit offset */
+	g[3] = GAS_ACCESS_BYTE;
+	put64(g + 4, port);
+}
+
+uint64_t acpi_write_tables(const struct guest_mem *gm)
+{
+	uint64_t base = LAYOUT_ACPI_TABLES;
+	uint8_t *t = guest_mem_ptr(gm, base, LAYOUT_ACPI_TABLES_SIZE);
+	uint8_t *rsdp, *xsdt, *fadt, *dsdt;
+	uint32_t dsdt_len = SDT_HEADER + sizeof(dsdt_aml);
+
+	if (!t) {
+		et_error("no RAM for the ACPI tables at 0x%llx", (unsigned long long)base);
+		return 0;
+	}
+	memset(t, 0, LAYOUT_ACPI_TABLES_SIZE);
+	rsdp = t + RSDP_OFF;
+	xsdt = t + XSDT_OFF;
+	fadt = t + FADT_OFF;
+	dsdt = t + DSDT_OFF;
+
+	sdt_header(dsdt, "DSDT", dsdt_len, 2);
+	memcpy(dsdt + SDT_HEADER, dsdt_aml, sizeof(dsdt_aml));
+	dsdt[9] = checksum(dsdt, dsdt_len);
+
+	sdt_header(fadt, "FACP", FADT_LEN, 6);
+	put32(fadt + 40, (uint32_t)(base + DSDT_OFF));	/* DSDT */
+	put16(fadt + 109, BOOT_ARCH_8042 | BOOT_ARCH_NO_VGA | BOOT_ARCH_NO_CMOS_RTC);
+	put32(fadt + 112, FADT_FLAG_HW_REDUCED);		/* Flags */
+	fadt[131] = 3;					/* minor version: 6.3 */
+	put64(fadt + 140, base + DSDT_OFF);		/* X_DSDT */
+	gas_port(fadt + 244, ACPI_SLEEP_CONTROL_PORT);	/* SLEEP_CONTROL_REG */
+	gas_port(fadt + 256, ACPI_SLEEP_STATUS_PORT);	/* SLEEP_STATUS_REG */
+	memcpy(fadt + 268, "ETRACE\0\0", 8);		/* hypervisor vendor */
+	fadt[9] = checksum(fadt, FADT_LEN);
+
+	sdt_header(xsdt, "XSDT", SDT_HEADER + 8, 1);
+	put64(xsdt + SDT_HEADER, base + FADT_OFF);
+	xsdt[9] = checksum(xsdt, SDT_HEADER + 8);
+
+	memcpy(rsdp, "RSD PTR ", 8);
+	memcpy(rsdp + 9, "ETRACE", 6);
+	rsdp[15] = 2;					/* revision: ACPI 2+ */
+	put32(rsdp + 20, RSDP_LEN);
+	put64(rsdp + 24, base + XSDT_OFF);
+	rsdp[8] = checksum(rsdp, 20);			/* ACPI 1 part */
+	rsdp[32] = checksum(rsdp, RSDP_LEN);		/* extended checksum */
+	return base + RSDP_OFF;
+}

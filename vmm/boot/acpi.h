@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The smallest ACPI a kernel needs to power the machine off: RSDP, XSDT,
+ * a hardware-reduced FADT (no FACS, no SCI, no PM1 blocks: sleep goes
+ * through one sleep control register, vmm/hw/acpi_sleep.c) and a DSDT
+ * holding only \_S5. No MADT: the kernel keeps finding the interrupt
+ * controllers as it does without ACPI. A guest that does not want it
+ * boots with acpi=off.
+ */
+#ifndef VMM_BOOT_ACPI_H
+#define VMM_BOOT_ACPI_H
+
+#include <stdint.h>
+
+#include "vmm/guest_mem.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The registers the FADT names: write (SLP_TYP << 2) | SLP_EN to the
+ * control register to enter a sleep state; the status register reads 0. */
+#define ACPI_SLEEP_CONTROL_PORT 0x600
+#define ACPI_SLEEP_STATUS_PORT 0x601
+#define ACPI_SLEEP_TYPE_S5 5
+
+/* Writes the tables at LAYOUT_ACPI_TABLES; returns the RSDP's address,
+ * or 0 with an error. */
+uint64_t acpi_write_tables(const struct guest_mem *gm);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VMM_BOOT_ACPI_H */

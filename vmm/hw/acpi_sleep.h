@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The sleep control and status registers of a hardware-reduced ACPI
+ * machine (vmm/boot/acpi.h): a kernel powering off writes SLP_TYP 5 (S5,
+ * as \_S5 says) with SLP_EN, and the run ends with status 0, as on a
+ * guest reset. Other sleep states are not offered (the DSDT has only
+ * \_S5) and are ignored.
+ */
+#ifndef VMM_HW_ACPI_SLEEP_H
+#define VMM_HW_ACPI_SLEEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vmm/stop.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct acpi_sleep {
+	vm_stop_fn stop;
+	void *vm;
+};
+
+/* Ports ACPI_SLEEP_CONTROL_PORT (offset 0) and ACPI_SLEEP_STATUS_PORT (1). */
+void acpi_sleep_io(void *opaque, uint64_t offset, uint8_t *data, uint32_t len, bool is_write);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VMM_HW_ACPI_SLEEP_H */

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+#include "vmm/msr_trap.h"
+
+#include <linux/kvm.h>
+#include <sys/ioctl.h>
+
+#include "vmm/error.h"
+
+#define X2APIC_MSR_FIRST 0x800
+#define X2APIC_MSR_LAST 0x8ff
+
+int msr_trap_enable(struct vm *vm, const uint32_t *msrs, size_t nr)
+{
+	/* One bit per MSR, 0: denied, so the access exits to us. KVM copies
+	 * the bitmaps during the ioctl. */
+	static uint8_t deny[MSR_TRAP_MAX];
+	struct kvm_enable_cap cap = {
+		.cap = KVM_CAP_X86_USER_SPACE_MSR,
+		.args = { KVM_MSR_EXIT_REASON_FILTER },
+	};
+	struct kvm_msr_filter filter = { .flags = KVM_MSR_FILTER_DEFAULT_ALLOW };
+
+	if (!nr)
+		return 0;
+	if (nr > MSR_TRAP_MAX)
+		return et_error("at most %d MSRs can be traced (KVM's filter ranges), not %zu",
+				MSR_TRAP_MAX, nr);
+	if (ioctl(vm->vm_fd, KVM_CHECK_EXTENSION, KVM_CAP_X86_USER_SPACE_MSR) <= 0)
+		return et_error("this KVM cannot exit to user space on MSR accesses "
+				"(no KVM_CAP_X86_USER_SPACE_MSR)");
+	if (ioctl(vm->vm_fd, KVM_CHECK_EXTENSION, KVM_CAP_X86_MSR_FILTER) <= 0)
+		return et_error("this KVM has no MSR filter (no KVM_CAP_X86_MSR_FILTER)");
+	for (size_t i = 0; i < nr; i++) {
+		if (msrs[i] >= X2APIC_MSR_FIRST && msrs[i] <= X2APIC_MSR_LAST)
+			return et_error("MSR 0x%x is an x2APIC register, which KVM's filter "
+					"never applies to",
+					msrs[i]);
+		filter.ranges[i] = (struct kvm_msr_filter_range){
+			.flags = KVM_MSR_FILTER_READ | KVM_MSR_FILTER_WRITE,
+			.nmsrs = 1,
+			.base = msrs[i],
+			.bitmap = &deny[i],
+		};
+	}
+	if (ioctl(vm->vm_fd, KVM_ENABLE_CAP, &cap) < 0)
+		return et_error_errno("KVM_ENABLE_CAP(KVM_CAP_X86_USER_SPACE_MSR) failed");
+	if (ioctl(vm->vm_fd, KVM_X86_SET_MSR_FILTER, &filter) < 0)
+		return et_error_errno("KVM_X86_SET_MSR_FILTER failed");
+	return 0;
+}
+
+void msr_trap_complete(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+	struct {
+		struct kvm_msrs hdr;
+		struct kvm_msr_entry entry;
+	} m = { .hdr.nmsrs = 1, .entry.index = run->msr.index };
+
+	/* Both ioctls return how many MSRs they handled: 1, or 0 for an MSR
+	 * KVM does not have or a value it refuses. */
+	if (run->exit_reason == KVM_EXIT_X86_RDMSR) {
+		if (ioctl(vcpu->fd, KVM_GET_MSRS, &m) == 1) {
+			run->msr.data = m.entry.data;
+			run->msr.error = 0;
+		} else {
+			run->msr.data = 0;
+			run->msr.error = 1;
+		}
+		return;
+	}
+	m.entry.data = run->msr.data;
+	run->msr.error = ioctl(vcpu->fd, KVM_SET_MSRS, &m) == 1 ? 0 : 1;
+}

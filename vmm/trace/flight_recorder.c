@@ -1,0 +1,471 @@
+/* SPDX-License-Identifier: MIT */
+#include "vmm/trace/flight_recorder.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+
+#include "arch/x86/boot_cpu.h"
+#include "arch/x86/page_walk.h"
+#include "vmm/crash_report.h"
+#include "vmm/error.h"
+#include "vmm/report/report_util.h"
+#include "vmm/trace/tracer.h"
+#include "vmm/trace/tramp_mode.h"
+
+/* Events kept for the parent-link search, whatever --tail prints. */
+#define FR_SEARCH_EVENTS 4096
+#define FR_MAX_FRAMES 32
+#define FR_POLL_NS 20000000L /* the watchdog looks every 20 ms */
+
+int flight_recorder_init(struct flight_recorder *fr, size_t tail)
+{
+	memset(fr, 0, sizeof(*fr));
+	fr->print = tail;
+	fr->tail_cap = tail > FR_SEARCH_EVENTS ? tail : FR_SEARCH_EVENTS;
+	fr->guest_cap = fr->tail_cap;
+	fr->calls_cap = 1024;
+	fr->tail = calloc(fr->tail_cap, sizeof(*fr->tail));
+	fr->guest = calloc(fr->guest_cap, sizeof(*fr->guest));
+	fr->calls = calloc(fr->calls_cap, sizeof(*fr->calls));
+	if (!fr->tail || !fr->guest || !fr->calls) {
+		flight_recorder_free(fr);
+		return et_error("out of memory");
+	}
+	return 0;
+}
+
+void flight_recorder_free(struct flight_recorder *fr)
+{
+	flight_recorder_stop(fr);
+	free(fr->tail);
+	free(fr->guest);
+	free(fr->calls);
+	fr->tail = fr->guest = NULL;
+	fr->calls = NULL;
+}
+
+/* ---- per-function newest call: open addressing on the entry ip ---- */
+
+static struct fr_last_call *call_slot(struct fr_last_call *tab, size_t cap, uint64_t ip)
+{
+	size_t i = (size_t)((ip * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+
+	while (tab[i].ip && tab[i].ip != ip)
+		i = (i + 1) & (cap - 1);
+	return &tab[i];
+}
+
+static void grow_calls(struct flight_recorder *fr)
+{
+	size_t cap = fr->calls_cap * 2;
+	struct fr_last_call *tab = calloc(cap, sizeof(*tab));
+
+	if (!tab)
+		return; /* keep the old table: the stack is a best effort */
+	for (size_t i = 0; i < fr->calls_cap; i++)
+		if (fr->calls[i].ip)
+			*call_slot(tab, cap, fr->calls[i].ip) = fr->calls[i];
+	free(fr->calls);
+	fr->calls = tab;
+	fr->calls_cap = cap;
+}
+
+static void note_call(struct flight_recorder *fr, const struct et_ring_record *ev)
+{
+	struct fr_last_call *c;
+
+	if (et_rec_kind(ev) != ET_REC_CALL || !ev->ip)
+		return;
+	if (fr->calls_nr * 10 >= fr->calls_cap * 7)
+		grow_calls(fr);
+	c = call_slot(fr->calls, fr->calls_cap, ev->ip);
+	if (!c->ip) {
+		if (fr->calls_nr * 10 >= fr->calls_cap * 9)
+			return; /* growing failed and the table is full */
+		fr->calls_nr++;
+	} else if (c->tsc > ev->tsc) {
+		return; /* a guest-ring call older than the one we have */
+	}
+	*c = (struct fr_last_call){ ev->ip, ev->parent_ip, ev->tsc };
+}
+
+void flight_recorder_add(struct flight_recorder *fr, const struct et_ring_record *ev)
+{
+	uint64_t seq = atomic_load_explicit(&fr->seen, memory_order_relaxed);
+
+	if (!fr->tail)
+		return;
+	fr->tail[seq % fr->tail_cap] = *ev;
+	note_call(fr, ev);
+	atomic_store_explicit(&fr->seen, seq + 1, memory_order_relaxed);
+}
+
+void flight_recorder_add_guest(struct flight_recorder *fr, const struct et_ring_record *ev)
+{
+	if (!fr->guest)
+		return;
+	fr->guest[fr->guest_seen % fr->guest_cap] = *ev;
+	note_call(fr, ev);
+	fr->guest_seen++;
+}
+
+void flight_recorder_watch(struct flight_recorder *fr, unsigned slot,
+			   const volatile uint64_t *counter)
+{
+	if (slot < 2)
+		atomic_store(&fr->counters[slot], counter);
+}
+
+/* ---- the hang watchdog ---------------------------------------------- */
+
+static uint64_t progress(struct flight_recorder *fr)
+{
+	uint64_t p = atomic_load(&fr->seen);
+
+	for (unsigned i = 0; i < 2; i++) {
+		const volatile uint64_t *c = atomic_load(&fr->counters[i]);
+
+		/* Guest memory, read while the guest runs: any change counts. */
+		if (c)
+			p += *c;
+	}
+	return p;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void *watchdog_main(void *arg)
+{
+	struct tracer *t = arg;
+	struct flight_recorder *fr = &t->fr;
+	uint64_t last = progress(fr);
+	double since = now_s();
+	const struct timespec poll = { 0, FR_POLL_NS };
+
+	while (!atomic_load(&fr->watchdog_stop)) {
+		uint64_t p;
+
+		nanosleep(&poll, NULL);
+		p = progress(fr);
+		if (p != last) {
+			last = p;
+			since = now_s();
+		} else if (now_s() - since >= fr->hang_timeout_s) {
+			atomic_store(&fr->hung, true);
+			vm_request_stop(&t->m->vm, VM_STOP_HANG, EXIT_STATUS_TIMEOUT);
+			machine_kick(t->m);
+			break;
+		}
+	}
+	return NULL;
+}
+
+int flight_recorder_start(struct tracer *t, double hang_timeout_s)
+{
+	struct flight_recorder *fr = &t->fr;
+	sigset_t all, old;
+	int err;
+
+	if (hang_timeout_s <= 0)
+		return 0;
+	fr->hang_timeout_s = hang_timeout_s;
+	/* The VMM's signals are for the vCPU thread, never this one. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&fr->watchdog, NULL, watchdog_main, t);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		errno = err;
+		return et_error_errno("--hang-timeout: cannot start the watchdog thread");
+	}
+	fr->watchdog_running = true;
+	return 0;
+}
+
+void flight_recorder_stop(struct flight_recorder *fr)
+{
+	if (!fr->watchdog_running)
+		return;
+	atomic_store(&fr->watchdog_stop, true);
+	pthread_join(fr->watchdog, NULL);
+	fr->watchdog_running = false;
+}
+
+/* ---- the report ------------------------------------------------------ */
+
+/* "name+0xoff", "name" at its start, "0x..." without a symbol. */
+static const char *sym(struct tracer *t, uint64_t addr, char *buf, size_t len)
+{
+	uint64_t off;
+	const struct symbol *s = symtab_lookup(&t->m->symbols.tab, addr, &off);
+
+	if (!s)
+		snprintf(buf, len, "0x%" PRIx64, addr);
+	else if (!off)
+		snprintf(buf, len, "%s", s->name);
+	else
+		snprintf(buf, len, "%s+0x%" PRIx64, s->name, off);
+	return buf;
+}
+
+/* "12.345 us" between two TSCs (cycles when the frequency is unknown). */
+static const char *ago(struct tracer *t, uint64_t then, uint64_t now, char *buf, size_t len)
+{
+	uint64_t d = now > then ? now - then : 0;
+
+	if (!t->tsc_khz)
+		snprintf(buf, len, "%" PRIu64 " cycles", d);
+	else {
+		uint64_t ns = (uint64_t)((unsigned __int128)d * 1000000u / t->tsc_khz);
+
+		snprintf(buf, len, "%" PRIu64 ".%03" PRIu64 " us", ns / 1000, ns % 1000);
+	}
+	return buf;
+}
+
+static int by_tsc(const void *a, const void *b)
+{
+	const struct et_ring_record *x = a, *y = b;
+
+	return x->tsc < y->tsc ? -1 : x->tsc > y->tsc;
+}
+
+/* The newest events of both sources, oldest first; *n of them. */
+static struct et_ring_record *newest_events(struct flight_recorder *fr, size_t *n)
+{
+	uint64_t seen = atomic_load(&fr->seen);
+	size_t nv = seen < fr->tail_cap ? (size_t)seen : fr->tail_cap;
+	size_t ng = fr->guest_seen < fr->guest_cap ? (size_t)fr->guest_seen : fr->guest_cap;
+	struct et_ring_record *all = malloc((nv + ng + 1) * sizeof(*all));
+
+	*n = 0;
+	if (!all)
+		return NULL;
+	for (size_t i = 0; i < nv; i++)
+		all[(*n)++] = fr->tail[(seen - nv + i) % fr->tail_cap];
+	for (size_t i = 0; i < ng; i++)
+		all[(*n)++] = fr->guest[(fr->guest_seen - ng + i) % fr->guest_cap];
+	/* Guest-ring events interleave in time with the VMM's later exits;
+	 * the VMM's own are in order already (qsort is not stable, but equal
+	 * TSCs only happen between sources). */
+	if (ng)
+		qsort(all, *n, sizeof(*all), by_tsc);
+	return all;
+}
+
+static void print_event(struct tracer *t, const struct et_ring_record *e, uint64_t last_tsc,
+			FILE *out)
+{
+	char when[48], minus[52], a[192], b[192];
+
+	snprintf(minus, sizeof(minus), "-%s", ago(t, e->tsc, last_tsc, when, sizeof(when)));
+	fprintf(out, "    %15s [%03u] ", minus, et_rec_cpu(e));
+	if (et_rec_is_exit(e))
+		fprintf(out, "exit   %s in %s\n", report_exit_text(e, a, sizeof(a)),
+			sym(t, e->ip, b, sizeof(b)));
+	else if (et_rec_kind(e) == ET_REC_RET)
+		fprintf(out, "return %s to %s\n", sym(t, e->ip, a, sizeof(a)),
+			sym(t, e->parent_ip, b, sizeof(b)));
+	else
+		fprintf(out, "call   %s <-%s\n", sym(t, e->ip, a, sizeof(a)),
+			e->parent_ip ? sym(t, e->parent_ip, b, sizeof(b)) : "?");
+}
+
+static void print_tail(struct tracer *t, const struct et_ring_record *all, size_t n, FILE *out)
+{
+	size_t first = n > t->fr.print ? n - t->fr.print : 0;
+
+	if (!n) {
+		fprintf(out, "  no events recorded\n");
+		return;
+	}
+	fprintf(out, "  last %zu of %" PRIu64 " events, oldest first (time before the last):\n",
+		n - first, atomic_load(&t->fr.seen) + t->fr.guest_seen);
+	for (size_t i = first; i < n; i++)
+		print_event(t, &all[i], all[n - 1].tsc, out);
+}
+
+/* The newest call of the function at entry, before `before` (a TSC). */
+static bool newest_call(struct tracer *t, const struct et_ring_record *all, size_t n,
+			uint64_t entry, uint64_t before, struct fr_last_call *c)
+{
+	struct flight_recorder *fr = &t->fr;
+	const struct fr_last_call *m;
+
+	for (size_t i = n; i-- > 0;)
+		if (et_rec_kind(&all[i]) == ET_REC_CALL && all[i].ip == entry && all[i].tsc < before) {
+			*c = (struct fr_last_call){ all[i].ip, all[i].parent_ip, all[i].tsc };
+			return true;
+		}
+	m = call_slot(fr->calls, fr->calls_cap, entry);
+	if (m->ip == entry && m->tsc < before) {
+		*c = *m;
+		return true;
+	}
+	return false;
+}
+
+/* The word at the stack pointer: a return address when rip is at a
+ * function's first instruction. */
+static bool return_address_at_sp(struct tracer *t, const struct kvm_regs *r,
+				 const struct kvm_sregs *s, uint64_t *ret)
+{
+	struct x86_paging pg = x86_paging_from_sregs(s);
+	bool long_mode = (s->efer & X86_EFER_LMA) && s->cs.l;
+
+	*ret = 0;
+	return x86_read_virt(&t->m->vm.mem, &pg, s->ss.base + r->rsp, ret, long_mode ? 8 : 4) == 0;
+}
+
+static void stack_from_parent_links(struct tracer *t, const struct et_ring_record *all, size_t n,
+				    const struct kvm_regs *r, const struct kvm_sregs *s,
+				    uint64_t now, FILE *out)
+{
+	uint64_t pc = r->rip, before = UINT64_MAX, off;
+	char a[192], b[192], when[48];
+
+	fprintf(out, "  call stack from the trace's parent links (newest call of each function; "
+		     "innermost first):\n");
+	fprintf(out, "    #0  %-40s rip\n", sym(t, pc, a, sizeof(a)));
+	for (unsigned depth = 1; depth < FR_MAX_FRAMES; depth++) {
+		const struct symbol *f = symtab_lookup(&t->m->symbols.tab, pc, &off);
+		struct fr_last_call c;
+
+		if (!f) {
+			fprintf(out, "        (no symbol covers 0x%" PRIx64 ": the chain ends)\n", pc);
+			return;
+		}
+		if (!newest_call(t, all, n, f->addr, before, &c)) {
+			uint64_t ret;
+
+			/* At a function's entry its caller's return address is
+			 * on top of the stack, traced or not. */
+			if (depth == 1 && off == 0 && return_address_at_sp(t, r, s, &ret) && ret) {
+				fprintf(out, "    #%-2u %-40s the return address at rsp (rip is at %s's "
+					     "entry)\n",
+					depth, sym(t, ret, a, sizeof(a)), f->name);
+				pc = ret;
+				continue;
+			}
+			fprintf(out, "        (no call of %s in the trace: not traced, or before the "
+				     "trace began; the chain ends)\n",
+				f->name);
+			return;
+		}
+		fprintf(out, "    #%-2u %-40s called %s %s before the end\n", depth,
+			sym(t, c.parent_ip, a, sizeof(a)), sym(t, c.ip, b, sizeof(b)),
+			ago(t, c.tsc, now, when, sizeof(when)));
+		if (!c.parent_ip)
+			return;
+		pc = c.parent_ip;
+		before = c.tsc;
+	}
+}
+
+static void stack_from_graph(struct tracer *t, const struct kvm_regs *r, uint64_t now, FILE *out)
+{
+	const struct graph *g = &t->graph;
+	char a[192], b[192], when[48];
+
+	fprintf(out, "  call stack from --graph's return frames (exact; innermost first):\n");
+	fprintf(out, "    #0  %-40s rip\n", sym(t, r->rip, a, sizeof(a)));
+	for (size_t i = g->nr; i-- > 0;)
+		fprintf(out, "    #%-2zu %-40s called %s %s before the end\n", g->nr - i,
+			sym(t, g->frames[i].ret, a, sizeof(a)), sym(t, g->frames[i].func, b, sizeof(b)),
+			ago(t, g->frames[i].call_tsc, now, when, sizeof(when)));
+	if (!g->nr)
+		fprintf(out, "        (no traced function is running)\n");
+}
+
+void flight_recorder_report(struct tracer *t, const char *why, bool registers, FILE *out)
+{
+	struct vcpu *vcpu = &t->m->vcpu;
+	struct kvm_mp_state mp;
+	struct kvm_regs r;
+	struct kvm_sregs s;
+	struct et_ring_record *all;
+	size_t n;
+	uint64_t now;
+
+	fprintf(out, "earlytrace: flight recorder: %s\n", why);
+	if (registers) {
+		if (ioctl(vcpu->fd, KVM_GET_MP_STATE, &mp) == 0 && mp.mp_state == KVM_MP_STATE_HALTED)
+			fprintf(out, "  the vCPU is halted (HLT), waiting for an interrupt\n");
+		crash_report_state(vcpu, out);
+	}
+	all = newest_events(&t->fr, &n);
+	print_tail(t, all, n, out);
+	now = n ? all[n - 1].tsc : tracer_guest_tsc(vcpu);
+	if (vcpu_get_regs(vcpu, &r, &s) < 0)
+		fprintf(out, "  call stack: registers unavailable\n");
+	else if (t->graph.enabled && !t->graph.stale)
+		stack_from_graph(t, &r, now, out);
+	else
+		stack_from_parent_links(t, all, n, &r, &s, now, out);
+	free(all);
+	fflush(out);
+}
+
+void flight_recorder_on_panic(struct tracer *t, struct vcpu *vcpu)
+{
+	char text[256], where[192];
+	struct kvm_regs r;
+	struct kvm_sregs s;
+	uint64_t ret = 0;
+
+	/* Calls still in the trampoline batch come before panic(). */
+	if (t->capturing)
+		tramp_mode_drain(t);
+	if (vcpu_get_regs(vcpu, &r, &s) == 0)
+		return_address_at_sp(t, &r, &s, &ret);
+	snprintf(text, sizeof(text), "guest panic: panic() called from %s",
+		 ret ? sym(t, ret, where, sizeof(where)) : "?");
+	trace_writer_mark(t->out, tracer_guest_tsc(vcpu), text);
+	flight_recorder_report(t, text, true, stderr);
+	snprintf(t->fr.end, sizeof(t->fr.end), "%s", text);
+}
+
+void flight_recorder_finish(struct tracer *t)
+{
+	struct flight_recorder *fr = &t->fr;
+	enum vm_stop_reason reason = vm_stop_reason(&t->m->vm);
+	char why[192];
+
+	if (reason == VM_STOP_GUEST_CRASH) {
+		snprintf(why, sizeof(why), "guest crash: %s",
+			 t->m->vcpu.crash_reason ? t->m->vcpu.crash_reason : "?");
+		/* The crash report above has the registers already. */
+		flight_recorder_report(t, why, false, stderr);
+	} else if (reason == VM_STOP_HANG) {
+		snprintf(why, sizeof(why), "hang: no new event for %g s (--hang-timeout)",
+			 fr->hang_timeout_s);
+		flight_recorder_report(t, why, true, stderr);
+	} else {
+		/* A panic was reported when it happened; say how it ended. */
+		if (fr->end[0]) {
+			size_t len = strlen(fr->end);
+
+			snprintf(fr->end + len, sizeof(fr->end) - len, "; then %s",
+				 vm_stop_reason_name(reason));
+		}
+		return;
+	}
+	if (fr->end[0]) {
+		size_t len = strlen(fr->end);
+
+		snprintf(fr->end + len, sizeof(fr->end) - len, "; then %s", why);
+	} else {
+		snprintf(fr->end, sizeof(fr->end), "%s", why);
+	}
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The flight recorder: when a traced run ends badly it says what the
+ * guest was doing. It keeps the newest events (whatever the host buffer's
+ * overflow policy kept or dropped) and, per function, its newest call; on
+ * a triple fault, a KVM internal error, a failed VM entry, a guest
+ * panic() or a hang (--hang-timeout seconds without a new event) it
+ * prints to stderr the last --tail events, the registers and the
+ * instruction at rip, and the call stack as the trace shows it:
+ *  - with --graph, the frames whose returns the VMM redirected: exact;
+ *  - otherwise from parent links: the function at rip, the newest call
+ *    of it and that call's return address, the newest earlier call of the
+ *    function holding that address, and so on. Calls of untraced
+ *    functions end the chain, and a function that returned and was
+ *    called again from elsewhere gives its newer caller: a heuristic.
+ * The trace file is then finished with an END record naming the end.
+ */
+#ifndef VMM_TRACE_FLIGHT_RECORDER_H
+#define VMM_TRACE_FLIGHT_RECORDER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "earlytrace/abi.h"
+
+struct tracer;
+struct vcpu;
+
+/* Per function, its newest call (for the parent-link stack). */
+struct fr_last_call {
+	uint64_t ip; /* 0: free slot */
+	uint64_t parent_ip;
+	uint64_t tsc; /* orders calls from both sources: one vCPU, one clock */
+};
+
+struct flight_recorder {
+	struct et_ring_record *tail; /* newest VMM events, a ring of tail_cap */
+	size_t tail_cap;
+	_Atomic uint64_t seen;	     /* events ever added: the ring's head */
+	struct et_ring_record *guest; /* newest guest-ring events (after a handoff) */
+	size_t guest_cap;
+	uint64_t guest_seen;
+	struct fr_last_call *calls;
+	size_t calls_cap, calls_nr;
+	size_t print;		     /* --tail */
+
+	/* The hang watchdog: a thread that ends the run when nothing moves. */
+	double hang_timeout_s;
+	pthread_t watchdog;
+	bool watchdog_running;
+	_Atomic bool watchdog_stop;
+	_Atomic bool hung;
+	/* Guest-memory counters that move when the guest records without an
+	 * exit: the trampoline batch's count, the guest ring's head. */
+	const volatile uint64_t *_Atomic counters[2];
+
+	char end[192]; /* what ended the run, for END; "" when nothing special */
+};
+
+/* tail: events to print (--tail). 0, or -1 with an error. */
+int flight_recorder_init(struct flight_recorder *fr, size_t tail);
+void flight_recorder_free(struct flight_recorder *fr);
+
+/* Every event the VMM records, kept or dropped. */
+void flight_recorder_add(struct flight_recorder *fr, const struct et_ring_record *ev);
+/* An event read from the guest's ring at the end of the run. */
+void flight_recorder_add_guest(struct flight_recorder *fr, const struct et_ring_record *ev);
+
+/* Watch a guest-memory counter for progress (slot 0: trampoline batch,
+ * 1: guest ring head); NULL stops watching it. */
+void flight_recorder_watch(struct flight_recorder *fr, unsigned slot,
+			   const volatile uint64_t *counter);
+
+/* --hang-timeout: starts the watchdog. 0, or -1 with an error. */
+int flight_recorder_start(struct tracer *t, double hang_timeout_s);
+/* Stops and joins the watchdog (idempotent). */
+void flight_recorder_stop(struct flight_recorder *fr);
+
+/* The guest entered panic(): report now, the guest goes on. */
+void flight_recorder_on_panic(struct tracer *t, struct vcpu *vcpu);
+
+/* After the run, once every event is in: reports a crash or a hang and
+ * sets fr->end. Nothing for runs that ended well. */
+void flight_recorder_finish(struct tracer *t);
+
+/* The report itself: why, optionally the registers, the last events and
+ * the call stack. */
+void flight_recorder_report(struct tracer *t, const char *why, bool registers, FILE *out);
+
+#endif /* VMM_TRACE_FLIGHT_RECORDER_H */

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: MIT */
+#include "vmm/trace/graph.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch/x86/boot_cpu.h"
+#include "arch/x86/insn.h"
+#include "vmm/error.h"
+#include "vmm/trace/tracer.h"
+#include "vmm/trace/tramp_region.h"
+
+int graph_attach(struct tracer *t)
+{
+	struct graph *g = &t->graph;
+	struct tramp_region region;
+	uint8_t *p;
+
+	if (!t->o->graph)
+		return 0;
+	if (tramp_region_find(&region, &t->m->kernel, &t->m->symbols))
+		return et_error_prefix("--graph: no room for the return breakpoint");
+	p = guest_mem_ptr(&t->m->vm.mem, region.paddr, 1);
+	if (!p)
+		return et_error("--graph: the region for the return breakpoint is not in guest RAM");
+	g->bp_paddr = region.paddr;
+	g->bp_virt_offset = region.vaddr - region.paddr;
+	g->saved = *p;
+	*p = X86_OPCODE_INT3;
+	g->installed = true;
+	g->enabled = true;
+	return 0;
+}
+
+static bool long_mode(const struct kvm_sregs *s)
+{
+	return (s->efer & X86_EFER_LMA) && s->cs.l;
+}
+
+static bool push(struct graph *g, const struct graph_frame *f)
+{
+	if (g->nr == g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 64;
+		struct graph_frame *frames;
+
+		if (cap > GRAPH_MAX_DEPTH)
+			return false;
+		frames = realloc(g->frames, cap * sizeof(*frames));
+		if (!frames)
+			return false;
+		g->frames = frames;
+		g->cap = cap;
+	}
+	g->frames[g->nr++] = *f;
+	return true;
+}
+
+bool graph_on_call(struct tracer *t, uint64_t func, const struct kvm_regs *regs,
+		   const struct kvm_sregs *sregs, const struct x86_paging *pg, uint64_t tsc)
+{
+	struct graph *g = &t->graph;
+	const struct guest_mem *gm = &t->m->vm.mem;
+	bool lm = long_mode(sregs);
+	uint64_t mask = lm ? ~0ull : 0xffffffffu;
+	uint64_t rip = (sregs->cs.base + regs->rip) & mask;
+	uint64_t sp = (sregs->ss.base + (regs->rsp & mask)) & mask;
+	struct graph_frame f = { .func = func, .slot = sp, .call_tsc = tsc, .word = lm ? 8 : 4 };
+	uint64_t site_pa, bp_pa, end;
+	uint8_t *p;
+
+	if (!g->installed)
+		return false;
+	/* The breakpoint as this code runs: at the offset from physical the
+	 * site runs at (before paging: none; after: the kernel's mapping),
+	 * and only if that really maps to it. */
+	if (x86_translate(gm, pg, rip, &site_pa, NULL))
+		goto no;
+	f.bp = (g->bp_paddr + (rip - site_pa)) & mask;
+	if (x86_translate(gm, pg, f.bp, &bp_pa, NULL) || bp_pa != g->bp_paddr)
+		goto no;
+	if (x86_translate(gm, pg, sp, &f.slot_paddr, &end) || (end && end - sp < f.word))
+		goto no;
+	p = guest_mem_ptr(gm, f.slot_paddr, f.word);
+	if (!p)
+		goto no;
+	f.ret = 0;
+	memcpy(&f.ret, p, f.word);
+	if (!push(g, &f))
+		goto no;
+	memcpy(p, &f.bp, f.word);
+	return true;
+no:
+	g->not_redirected++;
+	return false;
+}
+
+/* The frame a return at stack pointer sp (after the ret popped its
+ * address) belongs to: the one whose slot is just below sp, else (ret
+ * imm16) the outermost one still below sp. -1 if none. */
+static long frame_for(const struct graph *g, uint64_t sp)
+{
+	long best = -1;
+
+	for (size_t i = g->nr; i-- > 0;)
+		if (g->frames[i].slot + g->frames[i].word == sp)
+			return (long)i;
+	for (size_t i = g->nr; i-- > 0;)
+		if (g->frames[i].slot + g->frames[i].word <= sp &&
+		    (best < 0 || g->frames[i].slot > g->frames[best].slot))
+			best = (long)i;
+	return best;
+}
+
+static void record_return(struct tracer *t, const struct graph_frame *f, uint64_t tsc,
+			  uint16_t flags)
+{
+	struct et_ring_record ev = {
+		.tsc = tsc,
+		.ip = f->func,
+		.parent_ip = f->ret,
+		.cpu = t->m->vcpu.id,
+		.kind = ET_REC_RET,
+		.flags = (uint16_t)(ET_REC_SRC_BREAKPOINT | flags),
+	};
+
+	tracer_record(t, &ev);
+}
+
+bool graph_on_return(struct tracer *t, struct vcpu *vcpu, struct kvm_regs *regs,
+		     const struct kvm_sregs *sregs, const struct x86_paging *pg)
+{
+	struct graph *g = &t->graph;
+	uint64_t mask = long_mode(sregs) ? ~0ull : 0xffffffffu;
+	uint64_t pa, sp = (sregs->ss.base + (regs->rsp & mask)) & mask, tsc;
+	long k;
+
+	if (!g->installed ||
+	    x86_translate(&t->m->vm.mem, pg, (sregs->cs.base + regs->rip) & mask, &pa, NULL) ||
+	    pa != g->bp_paddr)
+		return false;
+	k = frame_for(g, sp);
+	if (k < 0) {
+		/* Nowhere to send the guest: stop rather than guess. */
+		fprintf(stderr,
+			"earlytrace: --graph: a return reached the return breakpoint with no frame "
+			"for it (rsp 0x%" PRIx64 ", %zu frames): stopping the run\n",
+			sp, g->nr);
+		vm_request_stop(&t->m->vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
+		return true;
+	}
+	tsc = tracer_guest_tsc(vcpu);
+	/* Frames above the one returning were left without a return (a
+	 * longjmp, a stack switch): they end here too. */
+	while (g->nr > (size_t)k + 1) {
+		g->nr--;
+		g->unwound++;
+		record_return(t, &g->frames[g->nr], tsc, ET_REC_F_UNWOUND);
+	}
+	g->nr--;
+	g->returns++;
+	record_return(t, &g->frames[g->nr], tsc, 0);
+	regs->rip = g->frames[g->nr].ret;
+	return true;
+}
+
+void graph_detach(struct tracer *t, bool handoff)
+{
+	struct graph *g = &t->graph;
+	const struct guest_mem *gm = &t->m->vm.mem;
+	uint8_t *p;
+
+	if (!g->installed)
+		return;
+	/* Outermost last, though the order does not matter: each frame has
+	 * its own slot. Only where our address is still there. */
+	for (size_t i = g->nr; i-- > 0;) {
+		const struct graph_frame *f = &g->frames[i];
+		uint64_t now = 0;
+
+		p = guest_mem_ptr(gm, f->slot_paddr, f->word);
+		if (p)
+			memcpy(&now, p, f->word);
+		if (p && now == f->bp) {
+			memcpy(p, &f->ret, f->word);
+			g->restored++;
+		} else {
+			g->not_restored++;
+		}
+	}
+	p = guest_mem_ptr(gm, g->bp_paddr, 1);
+	if (p && *p == X86_OPCODE_INT3)
+		*p = g->saved;
+	g->installed = false;
+	/* After a handoff the guest runs on: these frames mean nothing then.
+	 * At the end of the run they are the stack the flight recorder shows. */
+	g->stale = handoff;
+}
+
+void graph_free(struct graph *g)
+{
+	free(g->frames);
+	memset(g, 0, sizeof(*g));
+}
