@@ -25,11 +25,6 @@ int msr_trap_enable(struct vm *vm, const uint32_t *msrs, size_t nr)
 	if (nr > MSR_TRAP_MAX)
 		return et_error("at most %d MSRs can be traced (KVM's filter ranges), not %zu",
 				MSR_TRAP_MAX, nr);
-	if (ioctl(vm->vm_fd, KVM_CHECK_EXTENSION, KVM_CAP_X86_USER_SPACE_MSR) <= 0)
-		return et_error("this KVM cannot exit to user space on MSR accesses "
-				"(no KVM_CAP_X86_USER_SPACE_MSR)");
-	if (ioctl(vm->vm_fd, KVM_CHECK_EXTENSION, KVM_CAP_X86_MSR_FILTER) <= 0)
-		return et_error("this KVM has no MSR filter (no KVM_CAP_X86_MSR_FILTER)");
 	for (size_t i = 0; i < nr; i++) {
 		if (msrs[i] >= X2APIC_MSR_FIRST && msrs[i] <= X2APIC_MSR_LAST)
 			return et_error("MSR 0x%x is an x2APIC register, which KVM's filter "
@@ -42,6 +37,11 @@ int msr_trap_enable(struct vm *vm, const uint32_t *msrs, size_t nr)
 			.bitmap = &deny[i],
 		};
 	}
+	if (ioctl(vm->vm_fd, KVM_CHECK_EXTENSION, KVM_CAP_X86_USER_SPACE_MSR) <= 0)
+		return et_error("this KVM cannot exit to user space on MSR accesses "
+				"(no KVM_CAP_X86_USER_SPACE_MSR)");
+	if (ioctl(vm->vm_fd, KVM_CHECK_EXTENSION, KVM_CAP_X86_MSR_FILTER) <= 0)
+		return et_error("this KVM has no MSR filter (no KVM_CAP_X86_MSR_FILTER)");
 	if (ioctl(vm->vm_fd, KVM_ENABLE_CAP, &cap) < 0)
 		return et_error_errno("KVM_ENABLE_CAP(KVM_CAP_X86_USER_SPACE_MSR) failed");
 	if (ioctl(vm->vm_fd, KVM_X86_SET_MSR_FILTER, &filter) < 0)

@@ -88,6 +88,9 @@ TEST_P(ExitTimeline, ScriptedAccessesSitBetweenTheRightCalls)
 	TempDir d;
 	std::string out = d.file("seq.trace");
 	VmmResult r = trace_sequence(out, { "--mode", GetParam(), "--trace-msr", "sysenter_cs" });
+	if (r.status == 1 && (r.err.find("no KVM_CAP_X86_USER_SPACE_MSR") != std::string::npos ||
+			      r.err.find("no KVM_CAP_X86_MSR_FILTER") != std::string::npos))
+		GTEST_SKIP() << "this KVM cannot hand MSR accesses to the VMM: " << r.err;
 	ASSERT_EQ(r.status, 0) << r.err;
 	// The VMM completed the traced MSR accesses as KVM would have.
 	EXPECT_NE(r.out.find("exits: sequence done msr=0x10"), std::string::npos) << r.out;
