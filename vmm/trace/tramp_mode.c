@@ -41,6 +41,10 @@ void tramp_mode_drain(struct tracer *t)
 	if (!t->tramp.installed)
 		return;
 	recs = trampolines_batch(&t->tramp, gm, &n, &corrupt);
+	/* Callers drain before every exit event to keep order: an empty batch
+	 * needs no reset and is not a drain. */
+	if (!corrupt && n == 0)
+		return;
 	if (corrupt) {
 		t->tramp_corrupt++;
 		trace_writer_mark(t->out, tracer_guest_tsc(&t->m->vcpu),
