@@ -13,8 +13,8 @@
 
 #include "vmm/boot/boot.h"
 #include "vmm/error.h"
-#include "vmm/libvirt/domain.h"
-#include "vmm/libvirt/domain_xml.h"
+#include "vmm/libvirt/domain_name.h"
+#include "vmm/libvirt/plugin.h"
 #include "vmm/loader/kernel_image.h"
 #include "vmm/stop.h"
 
@@ -125,12 +125,12 @@ int cmd_domain_xml(int argc, char **argv)
 		fputs(cli_domain_xml_usage, stdout);
 		return 0;
 	}
-	if (libvirt_domain_load(&domain, &opts.run) || check_kernel(&opts.run))
+	if (libvirt_plugin_domain_load(&domain, &opts.run) || check_kernel(&opts.run))
 		goto out;
 	if (!opts.name)
 		opts.name = domain.name ? domain.name
 					: domain_xml_default_name(opts.run.kernel, name, sizeof(name));
-	xml = domain_xml_write(&opts.run, opts.name, &notes);
+	xml = libvirt_plugin_domain_xml_write(&opts.run, opts.name, &notes);
 	for (size_t i = 0; i < notes.nr; i++)
 		fprintf(stderr, "earlytrace: %s\n", notes.lines[i]);
 	if (!xml || write_out(xml, opts.output))
@@ -140,7 +140,7 @@ out:
 	if (status)
 		fprintf(stderr, "earlytrace: %s\n", et_last_error());
 	free(xml);
-	libvirt_notes_free(&notes);
-	libvirt_domain_free(&domain);
+	libvirt_plugin_notes_free(&notes);
+	libvirt_plugin_domain_free(&domain);
 	return status;
 }

@@ -8,7 +8,7 @@
 #include "arch/x86/cpu_model.h"
 #include "vmm/cli.h"
 #include "vmm/error.h"
-#include "vmm/libvirt/domain.h"
+#include "vmm/libvirt/plugin.h"
 #include "vmm/machine.h"
 #include "vmm/stop.h"
 
@@ -48,14 +48,14 @@ int cmd_run(int argc, char **argv)
 		list_cpu_models();
 		return 0;
 	}
-	if (libvirt_domain_load(&domain, &opts) || machine_create(&machine, &opts) ||
+	if (libvirt_plugin_domain_load(&domain, &opts) || machine_create(&machine, &opts) ||
 	    machine_release_image(&machine)) {
 		fprintf(stderr, "earlytrace: %s\n", et_last_error());
-		libvirt_domain_free(&domain);
+		libvirt_plugin_domain_free(&domain);
 		return EXIT_STATUS_ERROR;
 	}
 	status = machine_run(&machine);
 	machine_destroy(&machine);
-	libvirt_domain_free(&domain);
+	libvirt_plugin_domain_free(&domain);
 	return status;
 }

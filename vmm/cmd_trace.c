@@ -13,7 +13,7 @@
 #include "arch/x86/msr_names.h"
 #include "vmm/cmd_check.h"
 #include "vmm/error.h"
-#include "vmm/libvirt/domain.h"
+#include "vmm/libvirt/plugin.h"
 #include "vmm/report/report.h"
 #include "vmm/stop.h"
 
@@ -293,7 +293,7 @@ static void warn_untraceable(void *ctx, const struct expect_list *l, const struc
  * before a long boot rather than after it. */
 static int trace_prepare(struct trace_options *o)
 {
-	if (libvirt_domain_load(&trace_domain, &o->run))
+	if (libvirt_plugin_domain_load(&trace_domain, &o->run))
 		return -1;
 	if (!o->expect)
 		return 0;
@@ -306,7 +306,7 @@ static int trace_prepare(struct trace_options *o)
 static void trace_cleanup(struct trace_options *o)
 {
 	trace_options_free(o);
-	libvirt_domain_free(&trace_domain);
+	libvirt_plugin_domain_free(&trace_domain);
 	expect_list_free(&trace_expect);
 }
 

@@ -1,14 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The smallest guest: a PVH entry that ends the run at its first
- * instruction. bench/performance.sh times VMM start to first guest
- * instruction (and teardown) with it: earlytrace's debug-exit port ends
- * an earlytrace run; QEMU's isa-debug-exit (iobase 0xf4) ends QEMU's.
+ * The smallest guest: a PVH entry that prints one line on COM1 at once and
+ * ends the run. bench/performance.sh stamps that line's arrival on the
+ * VMM's standard output (start to the first guest instruction, plus two
+ * port exits) and the process's end (plus teardown): earlytrace's
+ * debug-exit port ends an earlytrace run, QEMU's isa-debug-exit (iobase
+ * 0xf4) ends QEMU's.
  */
 	.section .text, "ax"
 	.code32
 	.globl	_start
 _start:
+	mov	$0x3f8, %dx	/* COM1's transmit register */
+	mov	$'!', %al
+	out	%al, %dx
+	mov	$'\n', %al
+	out	%al, %dx
 	mov	$0x510, %dx	/* earlytrace: ET_PORT_DEBUG_EXIT */
 	xor	%eax, %eax
 	out	%eax, %dx

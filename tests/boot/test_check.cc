@@ -6,7 +6,10 @@
 // Debian kernel's early phase against tests/expect/debian-early.expect.
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <regex>
 #include <string>
@@ -230,6 +233,50 @@ TEST(LibvirtBoot, RefusedAndNotedDomains)
 	EXPECT_NE(r.err.find("earlytrace: domain 'et-devices': <disk> x2 (vda, sda): ignored, earlytrace has no storage devices\n"),
 		  std::string::npos)
 		<< r.err;
+}
+
+// libvirt lives in a plugin the VMM loads only for --domain and domain-xml
+// (vmm/libvirt/plugin.h): the VMM itself does not link it, a run without
+// --domain works without the plugin, and a missing plugin is one line.
+TEST(LibvirtBoot, ThePluginIsLoadedOnlyWhenNeeded)
+{
+	VmmRun ldd;
+	ldd.args = { "--version" };
+	ldd.env = { "LD_TRACE_LOADED_OBJECTS=1" }; // ld.so lists what it would load, as ldd does
+	VmmResult r = run_vmm(ldd);
+	EXPECT_EQ(r.status, 0) << r.err;
+	EXPECT_NE(r.out.find("libc.so"), std::string::npos) << r.out;
+	EXPECT_EQ(r.out.find("libvirt"), std::string::npos) << r.out;
+	EXPECT_EQ(r.out.find("libxml2"), std::string::npos) << r.out;
+
+	VmmRun missing;
+	missing.env = { "EARLYTRACE_LIBVIRT_PLUGIN=/nonexistent/earlytrace-libvirt.so" };
+	missing.args = { "domain-xml", "--kernel", image("x86_64") };
+	r = run_vmm(missing);
+	EXPECT_EQ(r.status, 1);
+	EXPECT_EQ(r.err, "earlytrace: libvirt support (--domain, domain-xml): cannot load its plugin: "
+			 "/nonexistent/earlytrace-libvirt.so: cannot open shared object file: No such file or directory\n");
+	missing.args = { "run", "--connect", node_uri(), "--domain", "et-x86_64" };
+	r = run_vmm(missing);
+	EXPECT_EQ(r.status, 1);
+	EXPECT_NE(r.err.find("cannot load its plugin"), std::string::npos) << r.err;
+	EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+	// A file that is not the plugin of this build is refused by name: the
+	// C library, found where this process loaded it from.
+	Dl_info libc{};
+	ASSERT_NE(dladdr((void *)&fputs, &libc), 0);
+	const std::string libc_so = libc.dli_fname;
+	missing.env = { "EARLYTRACE_LIBVIRT_PLUGIN=" + libc_so };
+	missing.args = { "domain-xml", "--kernel", image("x86_64") };
+	r = run_vmm(missing);
+	EXPECT_EQ(r.status, 1);
+	EXPECT_EQ(r.err, "earlytrace: " + libc_so +
+				 ": not the libvirt plugin of this earlytrace build (rebuild both)\n");
+	if (!kvm_available())
+		return;
+	missing.args = { "run", "--kernel", image("x86_64"), "--append", "exit=3", "--timeout", "60" };
+	r = run_vmm(missing);
+	EXPECT_EQ(r.status, 3) << r.err;
 }
 
 TEST(LibvirtBoot, TraceADomainWithExpectations)

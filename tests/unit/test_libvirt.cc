@@ -15,6 +15,7 @@
 #include "tests/shim/earlytrace_shim.h"
 #include "vmm/cmd_domain_xml.h"
 #include "vmm/libvirt/domain.h"
+#include "vmm/libvirt/domain_name.h"
 #include "vmm/libvirt/domain_xml.h"
 
 namespace {

@@ -27,14 +27,6 @@ extern "C" {
 char *domain_xml_write(const struct run_options *o, const char *name,
 		       struct libvirt_notes *notes);
 
-/* A name for a domain booting `kernel`: "earlytrace-" and the file's name,
- * every character libvirt or a shell would trip on made '-'; into buf. */
-const char *domain_xml_default_name(const char *kernel, char *buf, size_t len);
-
-/* Checks a domain name as libvirt's QEMU driver does (not empty, no '/',
- * printable). 0, or -1 with an error. */
-int domain_xml_check_name(const char *name);
-
 #ifdef __cplusplus
 }
 #endif
