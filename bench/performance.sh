@@ -6,7 +6,11 @@
 # docs/performance.md between its results markers. Not part of the test
 # command; installs QEMU, gdb and python3 itself.
 #
-#   bench/performance.sh [--quick] [--runs N] [--only start,memory,events,linux,qemu,gdb,host]
+#   bench/performance.sh [--quick] [--runs N] [--only start,events,linux,qemu,memory,gdb,host]
+#
+# --only reruns some sections and keeps the others' tables (each says when
+# and where it was measured). gdb and the report rates need the Debian
+# trace of the linux section: run them with it.
 #
 # A full run takes about 30 minutes on a nested kvm-pvm host (the Debian
 # kernel's early phase, three modes, three runs each); --quick about 8.
