@@ -4,14 +4,15 @@
 # through it until the kernel's ftrace_init), and at each hit what a tracer
 # needs: the traced function (the return address at rsp, minus the call)
 # and its parent (the next word). Prints "HITS n SECONDS s" after WINDOW
-# seconds (set by the caller with `py WINDOW=...`).
+# seconds. The caller sets WINDOW and FENTRY (__fentry__'s address: a
+# distribution's vmlinux has no symbols) with `py NAME=...`.
 import struct
 import time
 
 import gdb
 
 window = globals().get("WINDOW", 60)
-gdb.execute("hbreak __fentry__", to_string=True)
+gdb.execute("hbreak *0x%x" % FENTRY, to_string=True)
 inf = gdb.selected_inferior()
 hits = 0
 t0 = time.monotonic()
@@ -22,7 +23,13 @@ while time.monotonic() - t0 < window:
         break
     if not inf.threads():
         break
-    sp = int(gdb.selected_frame().read_register("rsp")) & 0xFFFFFFFFFFFFFFFF
+    frame = gdb.selected_frame()
+    if frame.pc() != FENTRY:
+        # Not our breakpoint: the guest stopped for another reason (on
+        # kvm-pvm, an int3 of the kernel's own ends QEMU's guest).
+        print("STOPPED at 0x%x" % frame.pc())
+        break
+    sp = int(frame.read_register("rsp")) & 0xFFFFFFFFFFFFFFFF
     try:
         site, parent = struct.unpack("<QQ", bytes(inf.read_memory(sp, 16)))
     except gdb.MemoryError:

@@ -24,6 +24,7 @@ import platform
 import re
 import shutil
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -78,18 +79,26 @@ class Run:
         self.timeout, self.env = timeout, env
         self.stamps, self.out, self.err = {}, [], ""
         self.peak_kb = None
+        self.samples = []
         self.status = None
 
     def _sample(self, pid, stop):
         while not stop.is_set():
             kb = vmm_overhead_kb(pid, self.exclude)
             if kb is not None:
+                self.samples.append((time.monotonic() - self.t0, kb))
                 self.peak_kb = kb if self.peak_kb is None else \
                     (max(self.peak_kb[0], kb[0]), max(self.peak_kb[1], kb[1]))
             stop.wait(0.05)
 
+    def peak_since(self, mark):
+        """The peak (resident, private dirty) from milestone `mark` on."""
+        t = self.stamps.get(mark)
+        kbs = [kb for ts, kb in self.samples if t is not None and ts >= t]
+        return (max(k[0] for k in kbs), max(k[1] for k in kbs)) if kbs else None
+
     def go(self):
-        t0 = time.monotonic()
+        t0 = self.t0 = time.monotonic()
         p = subprocess.Popen(self.argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              env=self.env, cwd=ROOT)
         stop = threading.Event()
@@ -116,6 +125,12 @@ class Run:
         et.join()
         self.err = errbuf[0].decode(errors="replace") if errbuf else ""
         return self
+
+    def calls(self):
+        """Function calls in the trace: its events less the VM exits."""
+        m = re.search(r"trace: \d+ events \((\d+) by breakpoints.*?, (\d+) by trampolines.*?, "
+                      r"(\d+) from the guest ring", self.err)
+        return sum(int(x) for x in m.groups()) if m else None
 
     def count(self, pattern):
         m = re.search(pattern, self.err)
@@ -177,8 +192,33 @@ def section_start(a, tiny):
         rows.append([what, fmt(e and e * 1e3, " ms"), fmt(q and q * 1e3, " ms"), fmt(ratio(e, q)), ""])
     e = median([r.stamps.get("first") for r in et])
     rows[0][4] = "goal <= 5 ms: %s" % ("met" if e is not None and e <= 0.005 else "not met")
-    return ("VMM start to first guest instruction (median of %d)" % n,
-            ["", "earlytrace", "QEMU microvm + KVM", "ratio", "note"], [tuple(r) for r in rows])
+    t1 = ("VMM start to first guest instruction (median of %d)" % n,
+          ["", "earlytrace", "QEMU microvm + KVM", "ratio", "note"], [tuple(r) for r in rows])
+    return t1, start_breakdown(n)
+
+
+def start_breakdown(n):
+    """bench/start_costs.c: the pieces of earlytrace's start, each timed
+    alone: exec and library loading against a libc-only program, and the
+    KVM ioctls that build the machine."""
+    out = subprocess.run([os.path.join(ROOT, "build", "bench", "start_costs"), ET, str(n)],
+                         capture_output=True, text=True).stdout
+    v = dict((k, float(x) / 1e6) for k, x in (l.split() for l in out.splitlines() if l.strip()))
+    names = [("exec_libc_only_program_ns", "exec and exit of a program linking only libc (/bin/true): the floor"),
+             ("exec_earlytrace_version_ns", "exec, library loading and exit of `earlytrace --version`"),
+             ("kvm_create_vm_ns", "KVM_CREATE_VM"),
+             ("kvm_irqchip_and_pit_ns", "TSS, in-kernel irqchip and PIT"),
+             ("kvm_set_user_memory_region_16M_ns", "guest RAM slot (16 MiB, KVM_SET_USER_MEMORY_REGION)"),
+             ("kvm_create_vcpu_and_cpuid_ns", "vCPU and its CPUID"),
+             ("kvm_vm_teardown_ns", "VM teardown (closing it, after the run)")]
+    rows = [(label, fmt(v.get(k), " ms", 3)) for k, label in names]
+    kvm = sum(v.get(k, 0) for k, _ in names[2:6])
+    rows.append(("KVM's part of the start (the four above)", fmt(kvm, " ms", 3)))
+    if "exec_earlytrace_version_ns" in v and "exec_libc_only_program_ns" in v:
+        rows.append(("earlytrace's own loading (its exec minus the floor)",
+                     fmt(v["exec_earlytrace_version_ns"] - v["exec_libc_only_program_ns"], " ms", 3)))
+    return ("Where the start time goes: the pieces timed alone (bench/start_costs.c, median of %d)" % n,
+            ["piece", "time"], rows)
 
 
 def section_memory(a, tiny, linux):
@@ -198,7 +238,10 @@ def section_memory(a, tiny, linux):
              "--timeout", "1.5", "-o", os.devnull], exclude_sizes=[64 * 1024, 64 * 1024 + 4]).go()
     row("trace: x86_64 test kernel (64 MiB trace buffer)", r.peak_kb)
     if linux:
-        row("trace: Debian kernel early phase (37k sites, kallsyms)", linux.get("peak_kb"))
+        row("trace: Debian kernel early phase, while the guest runs (after start_kernel)",
+            linux.get("running_kb"))
+        row("trace: Debian kernel early phase, peak while loading (the 53 MB decompressed "
+            "kernel, its symbols and sites, released at attach)", linux.get("peak_kb"))
     return ("VMM memory beyond guest RAM and trace buffers (peak while running)",
             ["run", "resident (incl. shared libraries)", "private dirty (the VMM's own)",
              "goal <= 8 MiB (private)"], rows)
@@ -239,8 +282,9 @@ def linux_run(k, mode, a):
     argv = [ET, "trace", "--kernel", k, "--mem", "256M", "--append", "console=ttyS0 earlyprintk=ttyS0",
             "--until", "sched_init", "-o", "/tmp/earlytrace-bench-%s.trace" % mode]
     if mode == "untraced":
-        # One site (sched_init itself), never hit: --until stops there first.
-        argv += ["--mode", "int3", "--filter", "sched_init"]
+        # One site (sched_init itself), never hit: --until stops there
+        # first; and no VM exits recorded, so nothing is.
+        argv += ["--mode", "int3", "--filter", "sched_init", "--no-exits"]
     else:
         argv += ["--mode", mode]
     return Run(argv, marks=[("start_kernel", "Linux version"),
@@ -262,21 +306,53 @@ def section_linux(a, k):
     for mode, rs in res.items():
         f = median([r.stamps.get("ftrace_init") for r in rs])
         w = median([r.wall for r in rs])
-        ev = median([r.count(r"trace: (\d+) events") for r in rs])
+        ev = median([r.calls() for r in rs])
         ex = median([r.count(r"vm exits: (\d+)") for r in rs])
         if mode == "int3":
             events = ev
         goal = {"int3": "<= 3x", "trampoline": "<= 1.5x"}.get(mode, "")
         rows.append((mode, fmt(f, " s", 1), fmt(ratio(f, base_f)), fmt(w, " s", 1),
                      fmt(ratio(w, base_w)), fmt(ev), fmt(ex), goal))
-    peaks = [r.peak_kb for rs in res.values() for r in rs if r.peak_kb]
-    peak = (max(p[0] for p in peaks), max(p[1] for p in peaks)) if peaks else None
+    def peak(kbs):
+        kbs = [k for k in kbs if k]
+        return (max(k[0] for k in kbs), max(k[1] for k in kbs)) if kbs else None
+    runs_all = [r for rs in res.values() for r in rs]
     return ("Debian cloud kernel early phase (to ftrace_init, run on to sched_init), median of %d" % runs,
             ["mode", "to ftrace_init", "ratio", "to sched_init", "ratio", "calls", "VM exits", "goal"],
             rows), {"events": events, "int3_wall": median([r.wall for r in res["int3"]]),
                     "tramp_wall": median([r.wall for r in res["trampoline"]]),
-                    "base_wall": base_w, "peak_kb": peak,
+                    "base_wall": base_w, "peak_kb": peak([r.peak_kb for r in runs_all]),
+                    "running_kb": peak([r.peak_since("start_kernel") for r in runs_all]),
                     "trace": "/tmp/earlytrace-bench-int3.trace"}
+
+
+def fentry_address(vmlinux):
+    """Where the kernel's call sites go: the target of the first site's
+    call rel32. Distribution kernels are stripped, so gdb cannot look
+    __fentry__ up by name."""
+    out = subprocess.run([ET, "sites", "--kernel", vmlinux], capture_output=True, text=True).stdout
+    site = None
+    for line in out.splitlines():
+        f = line.split()
+        if line.startswith("#"):
+            break
+        if len(f) >= 4 and f[3] == "call":
+            site = int(f[1], 16)
+            break
+    if site is None:
+        raise SystemExit("bench: no call site in %s" % vmlinux)
+    with open(vmlinux, "rb") as f:
+        d = f.read()
+    phoff = struct.unpack_from("<Q", d, 32)[0]
+    phentsize, phnum = struct.unpack_from("<HH", d, 54)
+    for i in range(phnum):
+        typ, _, off, vaddr, _, filesz = struct.unpack_from("<IIQQQQ", d, phoff + i * phentsize)
+        if typ == 1 and vaddr <= site < vaddr + filesz:
+            o = off + site - vaddr
+            if d[o] != 0xE8:
+                raise SystemExit("bench: site 0x%x is not a call" % site)
+            return (site + 5 + struct.unpack_from("<i", d, o + 1)[0]) & 0xFFFFFFFFFFFFFFFF
+    raise SystemExit("bench: site 0x%x is outside %s's segments" % (site, vmlinux))
 
 
 def section_gdb(a, k, linux):
@@ -294,27 +370,41 @@ def section_gdb(a, k, linux):
                           "-gdb", "tcp::%d" % port, "-S"],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     script = os.path.join(ROOT, "bench", "gdb_fentry_rate.py")
+    fentry = fentry_address(vmlinux)
     try:
         g = subprocess.run(["gdb", "-batch", "-nx", "-ex", "set pagination off",
                             "-ex", "file " + vmlinux, "-ex", "target remote :%d" % port,
-                            "-ex", "py WINDOW=%d" % window, "-x", script],
+                            "-ex", "py WINDOW=%d" % window, "-ex", "py FENTRY=0x%x" % fentry,
+                            "-x", script],
                            capture_output=True, text=True, timeout=window + 300)
         m = re.search(r"HITS (\d+) SECONDS ([0-9.]+)", g.stdout + g.stderr)
     finally:
         q.kill()
         q.wait()
     hits, secs = (int(m.group(1)), float(m.group(2))) if m else (None, None)
+    stopped = re.search(r"STOPPED at (0x[0-9a-f]+)", g.stdout + g.stderr) if m else None
+    if stopped:
+        log("gdb: QEMU's guest stopped at %s before the window ended; rate over %.0f s"
+            % (stopped.group(1), secs))
     rate = hits / secs if hits and secs else None
     events = linux.get("events") if linux else None
     extrap = events / rate if rate and events else None
+    # Per call: gdb's time between hits is almost all its own (the guest
+    # runs a few hundred instructions); earlytrace's is the traced phase
+    # less the untraced one, over the calls.
+    gdb_per = 1 / rate if rate else None
     rows = [("QEMU+KVM gdbstub, hbreak __fentry__", fmt(rate, " calls/s", 0),
-             fmt(extrap, " s (extrapolated)", 0), "-"),
-            ("earlytrace int3", fmt(events / linux["int3_wall"] if linux and events else None, " calls/s", 0),
-             fmt(linux and linux["int3_wall"], " s", 1), fmt(ratio(extrap, linux and linux["int3_wall"]), "x", 0)),
-            ("earlytrace trampoline", fmt(events / linux["tramp_wall"] if linux and events else None, " calls/s", 0),
-             fmt(linux and linux["tramp_wall"], " s", 1), fmt(ratio(extrap, linux and linux["tramp_wall"]), "x", 0))]
-    return ("Baseline: gdb on QEMU's gdbstub, %d s window, extrapolated to the early phase's %s calls" % (window, fmt(events)),
-            ["method", "rate", "early phase", "earlytrace faster by"], rows)
+             fmt(extrap, " s (extrapolated)", 0), fmt(gdb_per and gdb_per * 1e6, " µs", 0), "-", "-")]
+    for name, key in (("earlytrace int3", "int3_wall"), ("earlytrace trampoline", "tramp_wall")):
+        w = linux and linux.get(key)
+        per = (w - linux["base_wall"]) / events if w and events and linux.get("base_wall") else None
+        rows.append((name, fmt(events / w if w and events else None, " calls/s", 0), fmt(w, " s", 1),
+                     fmt(per and per * 1e6, " µs", 1), fmt(ratio(extrap, w), "x", 0),
+                     fmt(ratio(gdb_per, per), "x", 0)))
+    return ("Baseline: gdb on QEMU's gdbstub, %d s window, extrapolated to the early phase's %s calls"
+            % (window, fmt(events)),
+            ["method", "rate", "early phase", "tracing cost per call", "earlytrace faster: phase",
+             "earlytrace faster: per call"], rows)
 
 
 def section_host(a, linux):
@@ -348,16 +438,32 @@ def section_qemu(a):
     serial lines of both VMMs booting the same kernel, initramfs and
     command line. Up to ftrace_init: on nested kvm-pvm neither guest gets
     past its first user-space system call (docs/linux.md)."""
+    last = "init" if not os.path.exists("/sys/module/kvm_pvm") else "ftrace_init"
     out = subprocess.run(["bash", os.path.join(ROOT, "bench", "boot-linux.sh"),
-                          str(1 if a.quick else a.runs), "ftrace_init"],
+                          str(1 if a.quick else a.runs), last],
                          capture_output=True, text=True, cwd=ROOT).stdout
     rows = []
     for line in out.splitlines():
-        m = re.match(r"(start_kernel|ftrace_init|init)\s+(\S+)\s+(\S+)\s+(\S+)", line)
-        if m:
-            rows.append(m.groups())
-    return ("Debian cloud kernel boot, earlytrace vs QEMU+KVM (same kernel, initramfs, command line, CPU features)",
+        m = re.match(r"(start_kernel|ftrace_init|init)\s+(\S+)\s+(\S+)", line)
+        if not m:
+            continue
+        name, e, q = m.group(1), number(m.group(2)), number(m.group(3))
+        if name == "init" and e is None and q is None:
+            rows.append(("/init", "not reached", "not reached",
+                         "- (%s)" % ("nested kvm-pvm: no user-space system calls, docs/linux.md"
+                                     if last != "init" else "see the log")))
+            continue
+        rows.append((name, fmt(e, " s", 1), fmt(q, " s", 1), fmt(ratio(e, q))))
+    return ("Debian cloud kernel boot, earlytrace vs QEMU+KVM (same kernel, initramfs, "
+            "command line, CPU features), median of %d" % (1 if a.quick else a.runs),
             ["milestone", "earlytrace", "QEMU+KVM", "ratio"], rows)
+
+
+def number(text):
+    try:
+        return float(text.rstrip("s"))
+    except ValueError:
+        return None
 
 
 def cpu_model_params():
@@ -438,7 +544,8 @@ def main():
 
     if "start" in only:
         log("start")
-        emit("start", section_start(a, a.tiny))
+        for t in section_start(a, a.tiny):
+            emit("start", t)
     if "events" in only:
         log("events")
         emit("events", section_events(a))

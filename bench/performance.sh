@@ -39,6 +39,7 @@ ld -m elf_i386 -T bench/tiny/tiny.ld -o build/bench/tiny.elf build/bench/tiny.o
 gcc -std=c17 -D_GNU_SOURCE -O2 -I. -Iguestlib/include -Wall -Wextra -Werror \
 	bench/host_costs.c build/libearlytrace.a \
 	-lcapstone -lelf -llz4 -lzstd -llzma -lz -lpthread -lm -o build/bench/host_costs
+gcc -std=c17 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror bench/start_costs.c -o build/bench/start_costs
 
 kernel=$(bash images/fetch-debian-kernel.sh 2>/dev/null) || kernel=
 [ -n "$kernel" ] || log "no Debian kernel: the linux and gdb sections are skipped"
