@@ -317,6 +317,31 @@ TEST_F(TrampolineLayout, RemoveRestoresTheRegionBytes)
 	EXPECT_EQ(memcmp(r, before.data(), region.size), 0);
 }
 
+// A region found in a gap is all fill bytes: the VMM keeps one byte, not a
+// copy of the region (2 MiB on the Debian kernel), and restores it exactly.
+TEST_F(TrampolineLayout, AFillOnlyRegionIsRestoredWithoutACopy)
+{
+	auto *r = static_cast<uint8_t *>(guest_mem_ptr(&mem, region.paddr, region.size));
+	memset(r, 0xcc, region.size);
+	ASSERT_EQ(trampolines_plan(&tr, &region, 64, 0, 0), 0);
+	ASSERT_EQ(trampolines_install(&tr, &mem), 0);
+	EXPECT_EQ(tr.saved, nullptr);
+	EXPECT_EQ(tr.saved_fill, 0xcc);
+	EXPECT_NE(r[0], 0xcc); // the code is in
+	trampolines_remove(&tr, &mem);
+	for (uint64_t i = 0; i < region.size; i++)
+		ASSERT_EQ(r[i], 0xcc) << i;
+	// One byte that differs anywhere, even the last, means a full copy.
+	r[region.size - 1] = 0x90;
+	std::vector<uint8_t> before(r, r + region.size);
+	trampolines_free(&tr);
+	ASSERT_EQ(trampolines_plan(&tr, &region, 64, 0, 0), 0);
+	ASSERT_EQ(trampolines_install(&tr, &mem), 0);
+	EXPECT_NE(tr.saved, nullptr);
+	trampolines_remove(&tr, &mem);
+	EXPECT_EQ(memcmp(r, before.data(), region.size), 0);
+}
+
 TEST(SitePatch, CallsOutOfReachStayBreakpoints)
 {
 	struct patched_site s = {};

@@ -45,6 +45,11 @@ static struct et_tramp_batch *batch_header(struct trampolines *tr, const struct 
 	return guest_mem_ptr(gm, tr->base + tr->tpl->header, sizeof(struct et_tramp_batch));
 }
 
+static bool all_same(const uint8_t *p, uint64_t len)
+{
+	return len == 0 || (p[0] == p[len - 1] && memcmp(p, p + 1, len - 1) == 0);
+}
+
 int trampolines_install(struct trampolines *tr, const struct guest_mem *gm)
 {
 	uint8_t *region = guest_mem_ptr(gm, tr->region.paddr, tr->region.size);
@@ -53,10 +58,15 @@ int trampolines_install(struct trampolines *tr, const struct guest_mem *gm)
 
 	if (!region || !code)
 		return et_error("%s lies outside guest RAM", tr->region.desc);
-	tr->saved = malloc(tr->region.size);
-	if (!tr->saved)
-		return et_error("out of memory saving %s", tr->region.desc);
-	memcpy(tr->saved, region, tr->region.size);
+	/* A region found in a gap holds only fill bytes (tramp_region.c): one
+	 * byte restores it, where a copy would hold megabytes for the run. */
+	tr->saved_fill = tr->region.size && all_same(region, tr->region.size) ? region[0] : -1;
+	if (tr->saved_fill < 0) {
+		tr->saved = malloc(tr->region.size);
+		if (!tr->saved)
+			return et_error("out of memory saving %s", tr->region.desc);
+		memcpy(tr->saved, region, tr->region.size);
+	}
 	memcpy(code, tr->tpl->bytes, tr->tpl->size);
 	b = batch_header(tr, gm);
 	*b = (struct et_tramp_batch){
@@ -141,6 +151,8 @@ void trampolines_remove(struct trampolines *tr, const struct guest_mem *gm)
 		return;
 	if (region && tr->saved)
 		memcpy(region, tr->saved, tr->region.size);
+	else if (region && tr->saved_fill >= 0)
+		memset(region, tr->saved_fill, tr->region.size);
 	tr->installed = false;
 }
 

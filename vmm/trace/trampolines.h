@@ -47,7 +47,8 @@ struct trampolines {
 	uint64_t capacity;	  /* records that fit */
 	uint64_t slots_paddr;	  /* first oneshot slot */
 	size_t nr_slots, slots_used;
-	uint8_t *saved;		  /* the region's bytes before install */
+	uint8_t *saved;		  /* the region's bytes before install, or NULL... */
+	int saved_fill;		  /* ...when all were this byte (-1: not so) */
 	bool installed;
 	uint64_t drains;	  /* batches drained (full, and forced) */
 	uint64_t full_drains;	  /* of which the guest asked for: one exit each */
