@@ -231,20 +231,19 @@ static int parse_elf(struct kernel_image *img)
 	return parse_segments(img, elf, &eh);
 }
 
-int kernel_image_parse(struct kernel_image *img, const void *data, size_t size,
-		       const char *name)
+/* Parses data (malloc'd, size bytes), which img owns from here on, freed
+ * with it or on failure: the loaders hand over what they read or unpacked
+ * instead of holding a second copy of a 50 MB kernel. */
+static int parse_owned(struct kernel_image *img, uint8_t *data, size_t size, const char *name)
 {
 	memset(img, 0, sizeof(*img));
+	img->data = data;
+	img->size = size;
 	img->name = strdup(name ? name : "kernel");
-	img->data = malloc(size ? size : 1);
-	if (!img->name || !img->data) {
+	if (!img->name) {
 		kernel_image_close(img);
 		return et_error("out of memory");
 	}
-	if (size)
-		memcpy(img->data, data, size);
-	img->size = size;
-
 	elf_version(EV_CURRENT);
 	if (parse_elf(img)) {
 		et_error_prefix("%s", img->name);
@@ -254,44 +253,55 @@ int kernel_image_parse(struct kernel_image *img, const void *data, size_t size,
 	return 0;
 }
 
-/* Unpacks the vmlinux ELF inside a bzImage and parses that. */
-static int open_bzimage(struct kernel_image *img, const uint8_t *data, size_t size,
-			const char *path)
+int kernel_image_parse(struct kernel_image *img, const void *data, size_t size,
+		       const char *name)
 {
+	uint8_t *copy = malloc(size ? size : 1);
+
+	if (!copy) {
+		memset(img, 0, sizeof(*img));
+		return et_error("out of memory");
+	}
+	if (size)
+		memcpy(copy, data, size);
+	return parse_owned(img, copy, size, name);
+}
+
+/* Unpacks the vmlinux ELF inside a bzImage (file, which it frees as soon
+ * as the ELF is out) and parses that. */
+static int open_bzimage(struct kernel_image *img, uint8_t *file, size_t size, const char *path)
+{
+	enum compression compression;
 	struct bzimage_info bz;
 	uint8_t *elf;
 	size_t elf_size;
-	int ret;
 
-	if (bzimage_parse(data, size, &bz) || bzimage_extract(data, &bz, &elf, &elf_size))
+	memset(img, 0, sizeof(*img));
+	if (bzimage_parse(file, size, &bz) || bzimage_extract(file, &bz, &elf, &elf_size)) {
+		free(file);
 		return et_error_prefix("%s", path);
-	ret = kernel_image_parse(img, elf, elf_size, path);
-	if (ret == 0) {
-		img->from_bzimage = true;
-		img->bzimage = bz;
-		img->compression = compression_detect(data + bz.payload_offset, bz.payload_length);
-	} else {
-		et_error_prefix("payload");
 	}
-	free(elf);
-	return ret;
+	compression = compression_detect(file + bz.payload_offset, bz.payload_length);
+	free(file);
+	if (parse_owned(img, elf, elf_size, path))
+		return et_error_prefix("payload");
+	img->from_bzimage = true;
+	img->bzimage = bz;
+	img->compression = compression;
+	return 0;
 }
 
 int kernel_image_open(struct kernel_image *img, const char *path)
 {
 	uint8_t *data;
 	size_t size;
-	int ret;
 
 	memset(img, 0, sizeof(*img));
 	if (read_whole_file(path, &data, &size))
 		return -1;
 	if (bzimage_detect(data, size))
-		ret = open_bzimage(img, data, size, path);
-	else
-		ret = kernel_image_parse(img, data, size, path);
-	free(data);
-	return ret;
+		return open_bzimage(img, data, size, path);
+	return parse_owned(img, data, size, path);
 }
 
 void kernel_image_release_data(struct kernel_image *img)
