@@ -39,7 +39,7 @@ initramfs=$(bash images/make-initramfs.sh)
 
 # The parameters earlytrace adds for this host's CPU model, so QEMU's guest
 # gets the same ones.
-extra=$(build/earlytrace run --cpu help | awk '/auto picks it on this host/ { auto = 1; next } /^[^ ]/ { auto = 0 } auto && /adds/ { sub(/.*adds \047/, ""); sub(/\047.*/, ""); print }')
+extra=$(python3 bench/guest_facts.py cpu-params)
 append="console=ttyS0 earlyprintk=ttyS0 panic=-1 reboot=k $extra"
 
 # Resident memory of process $1 outside its guest-RAM mapping (the one

@@ -72,7 +72,7 @@ log "$nsites sites selected ('$filter'), first $n calls"
 # X86_FEATURE_ARCH_CAPABILITIES: QEMU must hide that MSR on hosts that
 # refuse it, and Linux's bug checks branch on it), so both guests take the
 # same feature-dependent paths.
-model=$(build/earlytrace run --cpu help | awk '/auto picks it on this host/ { auto = 1; next } /^[^ ]/ { auto = 0 } auto && /adds/ { sub(/.*adds \047/, ""); sub(/\047.*/, ""); print }')
+model=$(python3 bench/guest_facts.py cpu-params)
 hide=${XC_CLEARCPUID-605}
 if [ -n "$hide" ]; then
 	case "$model" in
@@ -107,19 +107,7 @@ log "earlytrace: $ne calls in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f"
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 if [ "${XC_METHOD:-sites}" = fentry ]; then
 	# __fentry__ is the target of any call site's rel32.
-	XC_FENTRY=$(python3 - "$vmlinux" "$(awk '$4 == "call" { print $2; exit }' "$work/sites.kind")" <<'PY'
-import struct, sys
-path, site = sys.argv[1], int(sys.argv[2], 16)
-d = open(path, "rb").read()
-phoff, phentsize, phnum = struct.unpack_from("<Q", d, 32)[0], *struct.unpack_from("<HH", d, 54)
-for i in range(phnum):
-    typ, _, off, vaddr, _, filesz = struct.unpack_from("<IIQQQQ", d, phoff + i * phentsize)
-    if typ == 1 and vaddr <= site < vaddr + filesz:
-        o = off + site - vaddr
-        assert d[o] == 0xe8, "not a call site"
-        print("%x" % (site + 5 + struct.unpack_from("<i", d, o + 1)[0]))
-PY
-)
+	XC_FENTRY=$(python3 bench/guest_facts.py fentry "$vmlinux")
 	export XC_METHOD XC_FENTRY
 	log "QEMU: -accel kvm -cpu host,-arch-capabilities, append '$append', gdbstub on :$port, hbreak __fentry__ (0x$XC_FENTRY)"
 	timeout -k 5 "$limit" qemu-system-x86_64 -accel kvm -machine q35 -cpu host,-arch-capabilities -m "$mem" \

@@ -24,12 +24,13 @@ import platform
 import re
 import shutil
 import statistics
-import struct
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+
+from guest_facts import cpu_model_params, fentry_address
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ET = os.path.join(ROOT, "build", "earlytrace")
@@ -326,35 +327,6 @@ def section_linux(a, k):
                     "trace": "/tmp/earlytrace-bench-int3.trace"}
 
 
-def fentry_address(vmlinux):
-    """Where the kernel's call sites go: the target of the first site's
-    call rel32. Distribution kernels are stripped, so gdb cannot look
-    __fentry__ up by name."""
-    out = subprocess.run([ET, "sites", "--kernel", vmlinux], capture_output=True, text=True).stdout
-    site = None
-    for line in out.splitlines():
-        f = line.split()
-        if line.startswith("#"):
-            break
-        if len(f) >= 4 and f[3] == "call":
-            site = int(f[1], 16)
-            break
-    if site is None:
-        raise SystemExit("bench: no call site in %s" % vmlinux)
-    with open(vmlinux, "rb") as f:
-        d = f.read()
-    phoff = struct.unpack_from("<Q", d, 32)[0]
-    phentsize, phnum = struct.unpack_from("<HH", d, 54)
-    for i in range(phnum):
-        typ, _, off, vaddr, _, filesz = struct.unpack_from("<IIQQQQ", d, phoff + i * phentsize)
-        if typ == 1 and vaddr <= site < vaddr + filesz:
-            o = off + site - vaddr
-            if d[o] != 0xE8:
-                raise SystemExit("bench: site 0x%x is not a call" % site)
-            return (site + 5 + struct.unpack_from("<i", d, o + 1)[0]) & 0xFFFFFFFFFFFFFFFF
-    raise SystemExit("bench: site 0x%x is outside %s's segments" % (site, vmlinux))
-
-
 def section_gdb(a, k, linux):
     """QEMU+KVM with its gdbstub: a hardware breakpoint on __fentry__
     (every early call goes through it until ftrace_init), gdb continuing
@@ -464,22 +436,6 @@ def number(text):
         return float(text.rstrip("s"))
     except ValueError:
         return None
-
-
-def cpu_model_params():
-    out = subprocess.run([ET, "run", "--cpu", "help"], capture_output=True, text=True).stdout
-    auto = False
-    for line in out.splitlines():
-        if "auto picks it on this host" in line:
-            auto = True
-            continue
-        if line and not line.startswith(" "):
-            auto = False
-        if auto and "adds" in line:
-            m = re.search(r"adds '([^']*)'", line)
-            if m:
-                return m.group(1)
-    return ""
 
 
 def machine():
