@@ -113,28 +113,22 @@ static const char *elem_name(const xmlNode *n, char *buf, size_t len)
 
 /* malloc'd copies, NULL when absent (or out of memory: callers check the
  * elements they need, and a missing optional one changes nothing). */
-static char *prop(const xmlNode *n, const char *name)
+static char *owned_copy(xmlChar *v)
 {
-	xmlChar *v = n ? xmlGetNoNsProp(n, (const xmlChar *)name) : NULL;
-	char *s;
+	char *s = v ? strdup((const char *)v) : NULL;
 
-	if (!v)
-		return NULL;
-	s = strdup((const char *)v);
 	xmlFree(v);
 	return s;
 }
 
+static char *prop(const xmlNode *n, const char *name)
+{
+	return owned_copy(n ? xmlGetNoNsProp(n, (const xmlChar *)name) : NULL);
+}
+
 static char *content(const xmlNode *n)
 {
-	xmlChar *v = n ? xmlNodeGetContent(n) : NULL;
-	char *s;
-
-	if (!v)
-		return NULL;
-	s = strdup((const char *)v);
-	xmlFree(v);
-	return s;
+	return owned_copy(n ? xmlNodeGetContent(n) : NULL);
 }
 
 /* Content with surrounding white space removed (numbers, keywords). */
