@@ -6,8 +6,15 @@
 #include <stdlib.h>
 
 #include <cstdlib>
+#include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "vmm/error.h"
+#include "vmm/trace/trace_file.h"
 
 namespace {
 
@@ -78,4 +85,28 @@ et_ring_record make_call(uint64_t tsc, uint64_t ip, uint64_t parent, uint32_t cp
 	e.kind = ET_REC_CALL;
 	e.flags = source;
 	return e;
+}
+
+std::vector<std::string> text_lines(const std::string &text)
+{
+	std::vector<std::string> out;
+	std::istringstream in(text);
+	for (std::string l; std::getline(in, l);)
+		out.push_back(l);
+	return out;
+}
+
+std::string report_text(const std::string &path, report_format f, int want)
+{
+	trace_reader *r;
+	EXPECT_EQ(trace_reader_open(&r, path.c_str()), 0) << et_last_error();
+	char *buf = nullptr;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	EXPECT_EQ(report_write(r, f, out), want) << et_last_error();
+	fclose(out);
+	std::string s(buf, len);
+	free(buf);
+	trace_reader_close(r);
+	return s;
 }

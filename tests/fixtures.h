@@ -6,6 +6,7 @@
 #define TESTS_FIXTURES_H
 
 #include "earlytrace/abi.h"
+#include "vmm/report/report.h"
 
 #include <cstdint>
 #include <string>
@@ -23,6 +24,13 @@ std::string read_file_text(const std::string &path);
 // A call event as the tracer records it.
 et_ring_record make_call(uint64_t tsc, uint64_t ip, uint64_t parent, uint32_t cpu = 0,
 			 uint16_t source = ET_REC_SRC_BREAKPOINT);
+
+// The text's lines, without their newlines.
+std::vector<std::string> text_lines(const std::string &text);
+
+// `earlytrace report` of a trace file in one format, as text; expects
+// report_write() to return want.
+std::string report_text(const std::string &path, report_format f, int want = 0);
 
 // A fresh directory under /tmp, removed with everything in it at the end
 // of the scope.

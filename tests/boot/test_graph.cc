@@ -93,15 +93,6 @@ Replay replay(const std::string &path)
 	return rp;
 }
 
-std::vector<std::string> lines(const std::string &text)
-{
-	std::vector<std::string> out;
-	std::istringstream in(text);
-	for (std::string l; std::getline(in, l);)
-		out.push_back(l);
-	return out;
-}
-
 // ftrace's duration text of ns, as the graph report prints it.
 std::string ftrace_duration(uint64_t ns)
 {
@@ -157,7 +148,7 @@ TEST(FunctionGraph, ExactPairingDepthsAndDurationsOnTheCallTree)
 	// function_graph text: the same tree, the exact durations.
 	VmmResult g = run_vmm({ "report", out, "--format", "graph" });
 	ASSERT_EQ(g.status, 0) << g.err;
-	auto l = lines(g.out);
+	auto l = text_lines(g.out);
 	EXPECT_EQ(l[0], "# tracer: function_graph");
 	std::regex leaf("^ 0\\) [ +!#*@$] +[0-9.]+ us +\\|      ct_leaf\\(\\);$");
 	std::regex branch_open("^ 0\\)               \\|    ct_branch\\(\\) \\{$");
@@ -208,7 +199,7 @@ TEST(FunctionGraph, ExactPairingDepthsAndDurationsOnTheCallTree)
 	uint64_t sum = 0, roots = 0;
 	size_t stacks = 0;
 	std::regex folded("^(ct_root(;ct_[a-z]+)*) ([0-9]+)$");
-	for (auto &x : lines(f.out)) {
+	for (auto &x : text_lines(f.out)) {
 		std::smatch m;
 		ASSERT_TRUE(std::regex_match(x, m, folded)) << x;
 		sum += std::stoull(m[3]);

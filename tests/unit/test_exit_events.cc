@@ -38,30 +38,6 @@ et_ring_record exit_event(uint64_t tsc, uint64_t ip, uint16_t kind, uint64_t add
 	return et_exit_pack(tsc, ip, &x);
 }
 
-std::vector<std::string> lines(const std::string &text)
-{
-	std::vector<std::string> out;
-	std::istringstream in(text);
-	for (std::string l; std::getline(in, l);)
-		out.push_back(l);
-	return out;
-}
-
-std::string report(const std::string &path, report_format f)
-{
-	trace_reader *r;
-	EXPECT_EQ(trace_reader_open(&r, path.c_str()), 0) << et_last_error();
-	char *buf = nullptr;
-	size_t len = 0;
-	FILE *out = open_memstream(&buf, &len);
-	EXPECT_EQ(report_write(r, f, out), 0) << et_last_error();
-	fclose(out);
-	std::string s(buf, len);
-	free(buf);
-	trace_reader_close(r);
-	return s;
-}
-
 // The VMM's stream (calls and exits), then a guest ring dumped at the end
 // whose calls happened between the VMM's exits: two runs.
 std::string write_trace(const TempDir &d)
@@ -187,9 +163,9 @@ TEST(ExitEvents, ReaderCountsKindsAndRuns)
 TEST(ExitEvents, FtraceShowsExitsAsTheirOwnLinesInTimeOrder)
 {
 	TempDir d;
-	std::string text = report(write_trace(d), REPORT_FTRACE);
+	std::string text = report_text(write_trace(d), REPORT_FTRACE);
 	std::vector<std::string> body;
-	for (auto &l : lines(text))
+	for (auto &l : text_lines(text))
 		if (l[0] != '#')
 			body.push_back(l);
 	std::vector<std::string> want = {
@@ -210,7 +186,7 @@ TEST(ExitEvents, CsvJsonAndSummary)
 {
 	TempDir d;
 	std::string path = write_trace(d);
-	std::string csv = report(path, REPORT_CSV);
+	std::string csv = report_text(path, REPORT_CSV);
 	EXPECT_NE(csv.find("0.000000100,1100,0,exit,uart_putc,0x1c,0xffffffff8010011c,,,,pio write port "
 			   "0x3f8 size 1 value 0x41\n"),
 		  std::string::npos)
@@ -218,7 +194,7 @@ TEST(ExitEvents, CsvJsonAndSummary)
 	// Rows in time order: the guest's call at 3000 before the MSR at 5000.
 	EXPECT_LT(csv.find(",3000,"), csv.find(",5000,")) << csv;
 
-	std::string json = report(path, REPORT_JSON);
+	std::string json = report_text(path, REPORT_JSON);
 	EXPECT_NE(json.find("{\"name\":\"msr write 0x174 (sysenter_cs) value 0x10\",\"cat\":\"exit\","
 			    "\"ph\":\"i\",\"s\":\"t\",\"ts\":5.000,\"pid\":1,\"tid\":0,\"args\":{\"kind\":"
 			    "\"msr\",\"address\":\"0x174\",\"value\":\"0x10\",\"size\":8,\"write\":true,"
@@ -226,7 +202,7 @@ TEST(ExitEvents, CsvJsonAndSummary)
 		  std::string::npos)
 		<< json;
 
-	std::string summary = report(path, REPORT_SUMMARY);
+	std::string summary = report_text(path, REPORT_SUMMARY);
 	EXPECT_NE(summary.find("events:       7 (breakpoint 1, trampoline 0, guest 2, VM exits 4)\n"),
 		  std::string::npos)
 		<< summary;

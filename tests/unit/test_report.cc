@@ -23,15 +23,6 @@
 
 namespace {
 
-std::vector<std::string> lines(const std::string &text)
-{
-	std::vector<std::string> out;
-	std::istringstream in(text);
-	for (std::string l; std::getline(in, l);)
-		out.push_back(l);
-	return out;
-}
-
 const uint64_t K = 0xffffffff81000000ull;
 
 struct symbol syms[] = {
@@ -77,25 +68,10 @@ std::string write_trace(const TempDir &d, uint64_t khz, bool finish = true)
 	return path;
 }
 
-std::string report(const std::string &path, report_format f)
-{
-	trace_reader *r;
-	EXPECT_EQ(trace_reader_open(&r, path.c_str()), 0) << et_last_error();
-	char *buf = nullptr;
-	size_t len = 0;
-	FILE *out = open_memstream(&buf, &len);
-	EXPECT_EQ(report_write(r, f, out), 0) << et_last_error();
-	fclose(out);
-	std::string s(buf, len);
-	free(buf);
-	trace_reader_close(r);
-	return s;
-}
-
 TEST(Report, FtraceGolden)
 {
 	TempDir d;
-	std::string text = report(write_trace(d, 1000000), REPORT_FTRACE);
+	std::string text = report_text(write_trace(d, 1000000), REPORT_FTRACE);
 	std::vector<std::string> want = {
 		"# tracer: function",
 		"#",
@@ -125,13 +101,13 @@ TEST(Report, FtraceGolden)
 		"# earlytrace: 3 events dropped (guest ring overwrite), 10 in total",
 		"          <idle>-0       [001] .....     0.003000: foo <-start_kernel",
 	};
-	EXPECT_EQ(lines(text), want) << text;
+	EXPECT_EQ(text_lines(text), want) << text;
 }
 
 TEST(Report, FtraceWithoutTscFrequencyPrintsCycles)
 {
 	TempDir d;
-	std::string text = report(write_trace(d, 0), REPORT_FTRACE);
+	std::string text = report_text(write_trace(d, 0), REPORT_FTRACE);
 	EXPECT_NE(text.find("# earlytrace: clock: guest TSC frequency unknown; TIMESTAMP is raw "
 			    "TSC cycles since the first event\n"),
 		  std::string::npos);
@@ -151,13 +127,13 @@ TEST(Report, UnfinishedRunSaysSo)
 	// Cut the END record off (the last 12 + 32 + 16 bytes).
 	std::string bytes = read_file_text(path);
 	ASSERT_EQ(truncate(path.c_str(), (off_t)(bytes.size() - 60)), 0);
-	std::string text = report(path, REPORT_FTRACE);
+	std::string text = report_text(path, REPORT_FTRACE);
 	EXPECT_NE(text.find("# earlytrace: run did not finish cleanly: last mark 'handoff to guest "
 			    "ring', 5 events written\n"),
 		  std::string::npos)
 		<< text;
 	ASSERT_EQ(truncate(path.c_str(), (off_t)(bytes.size() - 70)), 0);
-	text = report(path, REPORT_SUMMARY);
+	text = report_text(path, REPORT_SUMMARY);
 	EXPECT_NE(text.find("; file truncated after 5 events"), std::string::npos) << text;
 }
 
@@ -290,7 +266,7 @@ TEST(Report, JsonCheckerWorks)
 TEST(Report, JsonIsValidChromeTrace)
 {
 	TempDir d;
-	std::string text = report(write_trace(d, 1000000), REPORT_JSON);
+	std::string text = report_text(write_trace(d, 1000000), REPORT_JSON);
 	EXPECT_TRUE(Json(text).valid()) << text;
 	EXPECT_EQ(text.rfind("{\"traceEvents\":[", 0), 0u);
 	EXPECT_NE(text.find("\"displayTimeUnit\":\"ns\""), std::string::npos);
@@ -371,7 +347,7 @@ const size_t csv_fields = 11;
 TEST(Report, CsvGolden)
 {
 	TempDir d;
-	std::string text = report(write_trace(d, 1000000), REPORT_CSV);
+	std::string text = report_text(write_trace(d, 1000000), REPORT_CSV);
 	std::vector<std::string> want = {
 		"seconds,tsc,cpu,source,function,offset,ip,parent_function,parent_offset,parent_ip,note",
 		"0.000000000,1234000,0,breakpoint,start_kernel,0x0,0xffffffff81000000,"
@@ -387,7 +363,7 @@ TEST(Report, CsvGolden)
 		"0.001766500,3000500,1,guest,foo,0x0,0xffffffff81000100,start_kernel,0x5,"
 		"0xffffffff81000005,",
 	};
-	EXPECT_EQ(lines(text), want) << text;
+	EXPECT_EQ(text_lines(text), want) << text;
 
 	std::vector<std::vector<std::string>> recs;
 	ASSERT_TRUE(csv_records(text, &recs)) << text;
@@ -400,8 +376,8 @@ TEST(Report, CsvGolden)
 TEST(Report, CsvWithoutTscFrequencyLeavesSecondsEmpty)
 {
 	TempDir d;
-	std::string text = report(write_trace(d, 0), REPORT_CSV);
-	auto l = lines(text);
+	std::string text = report_text(write_trace(d, 0), REPORT_CSV);
+	auto l = text_lines(text);
 	ASSERT_EQ(l.size(), 9u) << text;
 	EXPECT_EQ(l[1], ",1234000,0,breakpoint,start_kernel,0x0,0xffffffff81000000,"
 			"x86_64_start_reservations,0x20,0xffffffff81000320,");
@@ -429,7 +405,7 @@ TEST(Report, CsvQuotesFields)
 	ASSERT_EQ(trace_writer_drops(w, 2, 2000, "full, \"really\""), 0);
 	ASSERT_EQ(trace_writer_drops(w, 3, 3000, ""), 0);
 	ASSERT_EQ(trace_writer_close(w, 4, 3, "done"), 0);
-	std::string text = report(path, REPORT_CSV);
+	std::string text = report_text(path, REPORT_CSV);
 	std::vector<std::string> want = {
 		"seconds,tsc,cpu,source,function,offset,ip,parent_function,parent_offset,parent_ip,note",
 		// Before the earliest event; the reader turns the newline into '?'.
@@ -438,7 +414,7 @@ TEST(Report, CsvQuotesFields)
 		"0.000001000,2000,,,,,,,,,\"dropped 2: full, \"\"really\"\"\"",
 		"0.000002000,3000,,,,,,,,,dropped 1",
 	};
-	EXPECT_EQ(lines(text), want) << text;
+	EXPECT_EQ(text_lines(text), want) << text;
 	std::vector<std::vector<std::string>> recs;
 	ASSERT_TRUE(csv_records(text, &recs)) << text;
 	for (auto &rec : recs)
@@ -451,8 +427,8 @@ TEST(Report, CsvQuotesFields)
 TEST(Report, Summary)
 {
 	TempDir d;
-	std::string text = report(write_trace(d, 1000000), REPORT_SUMMARY);
-	auto l = lines(text);
+	std::string text = report_text(write_trace(d, 1000000), REPORT_SUMMARY);
+	auto l = text_lines(text);
 	auto has = [&](const std::string &want) {
 		for (auto &x : l)
 			if (x == want)

@@ -81,21 +81,6 @@ std::string write_trace(const TempDir &d, bool with_returns = true)
 	return path;
 }
 
-std::string report(const std::string &path, report_format f, int want = 0)
-{
-	trace_reader *r;
-	EXPECT_EQ(trace_reader_open(&r, path.c_str()), 0) << et_last_error();
-	char *buf = nullptr;
-	size_t len = 0;
-	FILE *out = open_memstream(&buf, &len);
-	EXPECT_EQ(report_write(r, f, out), want) << et_last_error();
-	fclose(out);
-	std::string s(buf, len);
-	free(buf);
-	trace_reader_close(r);
-	return s;
-}
-
 std::vector<std::string> body(const std::string &text)
 {
 	std::vector<std::string> out;
@@ -111,7 +96,7 @@ std::vector<std::string> body(const std::string &text)
 TEST(ReportGraph, FunctionGraphTextGolden)
 {
 	TempDir d;
-	std::string text = report(write_trace(d), REPORT_GRAPH);
+	std::string text = report_text(write_trace(d), REPORT_GRAPH);
 	EXPECT_EQ(text.rfind("# tracer: function_graph\n", 0), 0u) << text;
 	EXPECT_NE(text.find("# CPU  DURATION                  FUNCTION CALLS\n"
 			    "# |     |   |                     |   |   |   |\n"),
@@ -156,13 +141,13 @@ TEST(ReportGraph, DurationColumnAsFtracePrintsIt)
 		" 0) @ 123456.7 us |  outer();",
 		" 0) $ 1234567 us  |  outer();",
 	};
-	EXPECT_EQ(body(report(path, REPORT_GRAPH)), want);
+	EXPECT_EQ(body(report_text(path, REPORT_GRAPH)), want);
 }
 
 TEST(ReportGraph, FoldedSelfTimes)
 {
 	TempDir d;
-	std::string text = report(write_trace(d), REPORT_FOLDED);
+	std::string text = report_text(write_trace(d), REPORT_FOLDED);
 	// outer: 2100000 - middle 18000 - lost 1980000 = 102000 of its own;
 	// middle: 18000 - 1234 - 12345; each leaf its own; an unwound frame
 	// is a frame like any other; the unmatched return adds nothing.
@@ -171,7 +156,7 @@ TEST(ReportGraph, FoldedSelfTimes)
 			"outer;middle 4421\n"
 			"outer;middle;leaf 13579\n");
 	// Without returns there is nothing to fold: an error that says why.
-	report(write_trace(d, false), REPORT_FOLDED, -1);
+	report_text(write_trace(d, false), REPORT_FOLDED, -1);
 	EXPECT_NE(std::string(et_last_error()).find("recorded with 'earlytrace trace --graph'"),
 		  std::string::npos)
 		<< et_last_error();
