@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "arch/x86/page_walk.h"
-#include "vmm/guest_mem.h"
+#include "vmm/kvm/guest_mem.h"
 #include "vmm/trace/host_buffer.h"
 #include "vmm/trace/site_patch.h"
 #include "vmm/trace/trace_file.h"

@@ -11,7 +11,7 @@
  *   `earlytrace --version` (exec, loading and relocating its libraries,
  *   main and exit): the difference is earlytrace's own start-up cost;
  * - the KVM ioctls earlytrace makes to build a machine, in its order
- *   (vmm/vm.c, vmm/vcpu.c), with 16 MiB of guest RAM as the start
+ *   (vmm/kvm/vm.c, vmm/kvm/vcpu.c), with 16 MiB of guest RAM as the start
  *   benchmark uses, and closing the VM (its teardown).
  *
  * Built and run by bench/performance.sh; prints "name ns" lines (medians).
@@ -103,7 +103,7 @@ static int build_machine(int kvm, void *ram, double t[NR_PIECES])
 	t[CREATE_VM] = now_ns() - t0;
 
 	t0 = now_ns();
-	/* The identity map address is optional (vmm/vm.c ignores refusals). */
+	/* The identity map address is optional (vmm/kvm/vm.c ignores refusals). */
 	ioctl(vm, KVM_SET_IDENTITY_MAP_ADDR, &identity);
 	if (ioctl(vm, KVM_SET_TSS_ADDR, 0xfffbd000ul) || ioctl(vm, KVM_CREATE_IRQCHIP, 0) ||
 	    ioctl(vm, KVM_CREATE_PIT2, &pit))

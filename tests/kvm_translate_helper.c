@@ -6,8 +6,8 @@
 
 #include "arch/x86/cpu_model.h"
 #include "vmm/error.h"
-#include "vmm/vcpu.h"
-#include "vmm/vm.h"
+#include "vmm/kvm/vcpu.h"
+#include "vmm/kvm/vm.h"
 
 #define CPUID_MAX_ENTRIES 256
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A bare VM for checking the page walker against KVM_TRANSLATE. It lives in
- * C because vmm/vm.h uses _Atomic, which C++ cannot include; the tests see
+ * C because vmm/kvm/vm.h uses _Atomic, which C++ cannot include; the tests see
  * an opaque handle, the guest RAM and the vCPU's paging registers.
  */
 #ifndef TESTS_KVM_TRANSLATE_HELPER_H
@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "arch/x86/page_walk.h"
-#include "vmm/guest_mem.h"
+#include "vmm/kvm/guest_mem.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -12,7 +12,7 @@
 #include <termios.h>
 
 #include "vmm/hw/serial8250.h"
-#include "vmm/vm.h"
+#include "vmm/kvm/vm.h"
 
 struct console {
 	struct serial8250 *uart;

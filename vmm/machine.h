@@ -11,7 +11,7 @@
 #include <stdatomic.h>
 
 #include "arch/x86/cpu_model.h"
-#include "vmm/cli.h"
+#include "vmm/cmd/cli.h"
 #include "vmm/console.h"
 #include "vmm/hw/acpi_sleep.h"
 #include "vmm/hw/debug_exit.h"
@@ -19,8 +19,8 @@
 #include "vmm/hw/serial8250.h"
 #include "vmm/loader/kernel_image.h"
 #include "vmm/symbols/symbols.h"
-#include "vmm/vcpu.h"
-#include "vmm/vm.h"
+#include "vmm/kvm/vcpu.h"
+#include "vmm/kvm/vm.h"
 
 struct machine {
 	struct vm vm;

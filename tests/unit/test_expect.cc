@@ -14,7 +14,7 @@
 #include "tests/shim/earlytrace_shim.h"
 #include "vmm/check/expect.h"
 #include "vmm/check/ktap.h"
-#include "vmm/cmd_check.h"
+#include "vmm/cmd/check.h"
 
 namespace {
 

@@ -13,7 +13,7 @@
 
 #include "tests/fixtures.h"
 #include "tests/shim/earlytrace_shim.h"
-#include "vmm/cmd_domain_xml.h"
+#include "vmm/cmd/domain_xml.h"
 #include "vmm/libvirt/domain.h"
 #include "vmm/libvirt/domain_name.h"
 #include "vmm/libvirt/domain_xml.h"

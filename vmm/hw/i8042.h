@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "vmm/stop.h"
+#include "vmm/kvm/stop.h"
 
 #ifdef __cplusplus
 extern "C" {

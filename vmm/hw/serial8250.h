@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "vmm/iobus.h"
+#include "vmm/kvm/iobus.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "vmm/cli.h"
+#include "vmm/cmd/cli.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "vmm/guest_mem.h"
+#include "vmm/kvm/guest_mem.h"
 #include "vmm/loader/bzimage.h"
 #include "vmm/loader/decompress.h"
 

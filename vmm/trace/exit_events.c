@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "vmm/error.h"
-#include "vmm/msr_trap.h"
+#include "vmm/kvm/msr_trap.h"
 #include "vmm/trace/tracer.h"
 #include "vmm/trace/tramp_mode.h"
 

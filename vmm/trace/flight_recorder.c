@@ -11,7 +11,7 @@
 
 #include "arch/x86/boot_cpu.h"
 #include "arch/x86/page_walk.h"
-#include "vmm/crash_report.h"
+#include "arch/x86/crash_report.h"
 #include "vmm/error.h"
 #include "vmm/report/report_util.h"
 #include "vmm/trace/tracer.h"

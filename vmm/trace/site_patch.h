@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "vmm/guest_mem.h"
+#include "vmm/kvm/guest_mem.h"
 #include "vmm/loader/kernel_image.h"
 #include "vmm/sites/sites.h"
 

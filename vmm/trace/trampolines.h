@@ -28,7 +28,7 @@
 
 #include "earlytrace/abi.h"
 #include "trampolines/templates.h"
-#include "vmm/guest_mem.h"
+#include "vmm/kvm/guest_mem.h"
 #include "vmm/trace/site_patch.h"
 #include "vmm/trace/tramp_region.h"
 

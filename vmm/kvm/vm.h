@@ -4,16 +4,16 @@
  * the in-kernel interrupt controllers and PIT, the I/O bus that devices
  * hang off, and the shared "stop" state that ends a run.
  */
-#ifndef VMM_VM_H
-#define VMM_VM_H
+#ifndef VMM_KVM_VM_H
+#define VMM_KVM_VM_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "vmm/guest_mem.h"
-#include "vmm/iobus.h"
-#include "vmm/stop.h"
+#include "vmm/kvm/guest_mem.h"
+#include "vmm/kvm/iobus.h"
+#include "vmm/kvm/stop.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,4 +57,4 @@ int vm_set_irq_line(struct vm *vm, unsigned irq, int level);
 }
 #endif
 
-#endif /* VMM_VM_H */
+#endif /* VMM_KVM_VM_H */

@@ -5,8 +5,8 @@
  * loop looks the range up and calls the handler with the offset into it.
  * Ranges on one bus may not overlap.
  */
-#ifndef VMM_IOBUS_H
-#define VMM_IOBUS_H
+#ifndef VMM_KVM_IOBUS_H
+#define VMM_KVM_IOBUS_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -61,4 +61,4 @@ bool iobus_access(struct iobus *bus, enum iobus_space space, uint64_t addr,
 }
 #endif
 
-#endif /* VMM_IOBUS_H */
+#endif /* VMM_KVM_IOBUS_H */

@@ -4,7 +4,7 @@
  * direct kernel boot) for the machine options given, as `run` would boot
  * them, so a traced setup can be moved into libvirt.
  */
-#include "vmm/cmd_domain_xml.h"
+#include "vmm/cmd/domain_xml.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -16,7 +16,7 @@
 #include "vmm/libvirt/domain_name.h"
 #include "vmm/libvirt/plugin.h"
 #include "vmm/loader/kernel_image.h"
-#include "vmm/stop.h"
+#include "vmm/kvm/stop.h"
 
 const char cli_domain_xml_usage[] =
 	"Usage: earlytrace domain-xml --kernel FILE [OPTIONS]\n"

@@ -6,8 +6,8 @@
  * One place computes KVM_SET_GUEST_DEBUG from all users, so they never
  * overwrite each other's settings.
  */
-#ifndef VMM_GUEST_DEBUG_H
-#define VMM_GUEST_DEBUG_H
+#ifndef VMM_KVM_GUEST_DEBUG_H
+#define VMM_KVM_GUEST_DEBUG_H
 
 #include <linux/kvm.h>
 #include <stdbool.h>
@@ -50,4 +50,4 @@ bool guest_debug_handle_exit(struct vcpu *vcpu);
  * failure at an int3. False only if delivering failed. */
 bool guest_debug_int3(struct vcpu *vcpu, struct kvm_regs *regs, const struct kvm_sregs *sregs);
 
-#endif /* VMM_GUEST_DEBUG_H */
+#endif /* VMM_KVM_GUEST_DEBUG_H */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "vmm/vcpu.h"
+#include "vmm/kvm/vcpu.h"
 
 #include <cpuid.h>
 #include <errno.h>
@@ -11,10 +11,10 @@
 #include <unistd.h>
 
 #include "arch/x86/boot_cpu.h"
-#include "vmm/crash_report.h"
-#include "vmm/emulation_fallback.h"
+#include "arch/x86/crash_report.h"
+#include "arch/x86/emulation_fallback.h"
 #include "vmm/error.h"
-#include "vmm/msr_trap.h"
+#include "vmm/kvm/msr_trap.h"
 
 #define CPUID_MAX_ENTRIES 256
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "vmm/iobus.h"
+#include "vmm/kvm/iobus.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,14 +4,14 @@
 #include <string.h>
 
 #include "earlytrace/abi.h"
-#include "vmm/cli.h"
-#include "vmm/cmd_check.h"
-#include "vmm/cmd_domain_xml.h"
-#include "vmm/cmd_report.h"
-#include "vmm/cmd_run.h"
-#include "vmm/cmd_sites.h"
-#include "vmm/cmd_trace.h"
-#include "vmm/stop.h"
+#include "vmm/cmd/cli.h"
+#include "vmm/cmd/check.h"
+#include "vmm/cmd/domain_xml.h"
+#include "vmm/cmd/report.h"
+#include "vmm/cmd/run.h"
+#include "vmm/cmd/sites.h"
+#include "vmm/cmd/trace.h"
+#include "vmm/kvm/stop.h"
 #include "vmm/version.h"
 
 static int print_version(void)

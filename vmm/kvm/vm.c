@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "vmm/vm.h"
+#include "vmm/kvm/vm.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "vmm/msr_trap.h"
+#include "vmm/kvm/msr_trap.h"
 
 #include <linux/kvm.h>
 #include <sys/ioctl.h>

@@ -3,16 +3,16 @@
  * A virtual CPU and its run loop: KVM_RUN until something asks the VM to
  * stop, dispatching each exit to the I/O bus or the crash reporter.
  */
-#ifndef VMM_VCPU_H
-#define VMM_VCPU_H
+#ifndef VMM_KVM_VCPU_H
+#define VMM_KVM_VCPU_H
 
 #include <linux/kvm.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "arch/x86/cpu_model.h"
-#include "vmm/guest_debug.h"
-#include "vmm/vm.h"
+#include "vmm/kvm/guest_debug.h"
+#include "vmm/kvm/vm.h"
 
 #include "earlytrace/abi.h"
 
@@ -76,4 +76,4 @@ int vcpu_set_regs(struct vcpu *vcpu, const struct kvm_regs *regs);
  * signal handler. */
 void vcpu_kick(struct vcpu *vcpu);
 
-#endif /* VMM_VCPU_H */
+#endif /* VMM_KVM_VCPU_H */

@@ -4,12 +4,12 @@
  * from: why, the registers, and the instruction at rip decoded (with its
  * symbol when the kernel has symbols).
  */
-#ifndef VMM_CRASH_REPORT_H
-#define VMM_CRASH_REPORT_H
+#ifndef ARCH_X86_CRASH_REPORT_H
+#define ARCH_X86_CRASH_REPORT_H
 
 #include <stdio.h>
 
-#include "vmm/vcpu.h"
+#include "vmm/kvm/vcpu.h"
 
 void crash_report(struct vcpu *vcpu, const char *what, FILE *out);
 
@@ -17,4 +17,4 @@ void crash_report(struct vcpu *vcpu, const char *what, FILE *out);
  * a guest that is not dead: a panic, a hang). */
 void crash_report_state(struct vcpu *vcpu, FILE *out);
 
-#endif /* VMM_CRASH_REPORT_H */
+#endif /* ARCH_X86_CRASH_REPORT_H */

@@ -6,15 +6,15 @@
  * have done. On a KVM that runs them natively this code is never reached,
  * so it cannot change what a guest sees there.
  */
-#ifndef VMM_EMULATION_FALLBACK_H
-#define VMM_EMULATION_FALLBACK_H
+#ifndef ARCH_X86_EMULATION_FALLBACK_H
+#define ARCH_X86_EMULATION_FALLBACK_H
 
 #include <stdbool.h>
 
-#include "vmm/vcpu.h"
+#include "vmm/kvm/vcpu.h"
 
 /* Called on KVM_EXIT_INTERNAL_ERROR; true when the instruction at rip was
  * completed (or its exception delivered) and the guest can go on. */
 bool emulation_fallback(struct vcpu *vcpu);
 
-#endif /* VMM_EMULATION_FALLBACK_H */
+#endif /* ARCH_X86_EMULATION_FALLBACK_H */

@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* `earlytrace run`: boot a kernel and show its console. */
-#include "vmm/cmd_run.h"
+#include "vmm/cmd/run.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "arch/x86/cpu_model.h"
-#include "vmm/cli.h"
+#include "vmm/cmd/cli.h"
 #include "vmm/error.h"
 #include "vmm/libvirt/plugin.h"
 #include "vmm/machine.h"
-#include "vmm/stop.h"
+#include "vmm/kvm/stop.h"
 
 static void list_cpu_models(void)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* `earlytrace trace`: boot a kernel and record its calls from the first
  * instruction into a trace file. */
-#include "vmm/cmd_trace.h"
+#include "vmm/cmd/trace.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -11,11 +11,11 @@
 #include <unistd.h>
 
 #include "arch/x86/msr_names.h"
-#include "vmm/cmd_check.h"
+#include "vmm/cmd/check.h"
 #include "vmm/error.h"
 #include "vmm/libvirt/plugin.h"
 #include "vmm/report/report.h"
-#include "vmm/stop.h"
+#include "vmm/kvm/stop.h"
 
 const char cli_trace_usage[] =
 	"Usage: earlytrace trace --kernel FILE [OPTIONS]\n"

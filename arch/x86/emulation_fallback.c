@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "vmm/emulation_fallback.h"
+#include "arch/x86/emulation_fallback.h"
 
 #include <linux/kvm.h>
 #include <string.h>

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-#include "vmm/guest_debug.h"
+#include "vmm/kvm/guest_debug.h"
 
 #include <sys/ioctl.h>
 
 #include "arch/x86/insn.h"
 #include "vmm/error.h"
-#include "vmm/vcpu.h"
+#include "vmm/kvm/vcpu.h"
 
 #define DR7_GLOBAL(slot) (1ull << (2 * (slot) + 1)) /* RW = LEN = 0: execution */
 

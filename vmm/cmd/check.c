@@ -4,7 +4,7 @@
  * over a trace file and reports in KTAP. Also the back end of
  * `earlytrace trace --expect`.
  */
-#include "vmm/cmd_check.h"
+#include "vmm/cmd/check.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "vmm/check/ktap.h"
-#include "vmm/cli.h"
+#include "vmm/cmd/cli.h"
 #include "vmm/error.h"
-#include "vmm/stop.h"
+#include "vmm/kvm/stop.h"
 
 const char cli_check_usage[] =
 	"Usage: earlytrace check TRACEFILE --expect FILE [OPTIONS]\n"

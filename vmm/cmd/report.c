@@ -4,7 +4,7 @@
  * trace JSON, CSV or a summary. The trace file is self-contained (symbols
  * included), so the kernel is not needed.
  */
-#include "vmm/cmd_report.h"
+#include "vmm/cmd/report.h"
 
 #include <getopt.h>
 #include <stdbool.h>
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "vmm/error.h"
-#include "vmm/stop.h"
+#include "vmm/kvm/stop.h"
 
 const char cli_report_usage[] =
 	"Usage: earlytrace report TRACEFILE [OPTIONS]\n"

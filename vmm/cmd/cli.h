@@ -3,8 +3,8 @@
  * Command-line parsing: turns argv into option structures and nothing
  * else, so every rule about options is testable without starting a VM.
  */
-#ifndef VMM_CLI_H
-#define VMM_CLI_H
+#ifndef VMM_CMD_CLI_H
+#define VMM_CMD_CLI_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -95,4 +95,4 @@ extern const char cli_run_usage[];
 }
 #endif
 
-#endif /* VMM_CLI_H */
+#endif /* VMM_CMD_CLI_H */

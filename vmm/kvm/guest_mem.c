@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "vmm/guest_mem.h"
+#include "vmm/kvm/guest_mem.h"
 
 #include <string.h>
 #include <sys/mman.h>

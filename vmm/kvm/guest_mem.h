@@ -7,8 +7,8 @@
  * guest_mem_ptr(), which checks the whole range lies inside one RAM region;
  * the guest is untrusted, so there is no unchecked path.
  */
-#ifndef VMM_GUEST_MEM_H
-#define VMM_GUEST_MEM_H
+#ifndef VMM_KVM_GUEST_MEM_H
+#define VMM_KVM_GUEST_MEM_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -52,4 +52,4 @@ uint64_t guest_mem_low_end(const struct guest_mem *gm);
 }
 #endif
 
-#endif /* VMM_GUEST_MEM_H */
+#endif /* VMM_KVM_GUEST_MEM_H */

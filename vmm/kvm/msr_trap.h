@@ -11,14 +11,14 @@
  * (APIC base, EFER, the TSC: a host write of IA32_TSC sets the TSC
  * offset), and x2APIC MSRs (0x800-0x8ff) cannot be filtered at all.
  */
-#ifndef VMM_MSR_TRAP_H
-#define VMM_MSR_TRAP_H
+#ifndef VMM_KVM_MSR_TRAP_H
+#define VMM_KVM_MSR_TRAP_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "vmm/vcpu.h"
-#include "vmm/vm.h"
+#include "vmm/kvm/vcpu.h"
+#include "vmm/kvm/vm.h"
 
 /* KVM's limit on filter ranges; each traced MSR takes one. */
 #define MSR_TRAP_MAX 16
@@ -32,4 +32,4 @@ int msr_trap_enable(struct vm *vm, const uint32_t *msrs, size_t nr);
  * #GP in the guest, as for an MSR KVM refuses. */
 void msr_trap_complete(struct vcpu *vcpu);
 
-#endif /* VMM_MSR_TRAP_H */
+#endif /* VMM_KVM_MSR_TRAP_H */

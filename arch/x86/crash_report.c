@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "vmm/crash_report.h"
+#include "arch/x86/crash_report.h"
 
 #include <linux/kvm.h>
 #include <string.h>

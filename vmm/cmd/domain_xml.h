@@ -2,7 +2,7 @@
 #ifndef VMM_CMD_DOMAIN_XML_H
 #define VMM_CMD_DOMAIN_XML_H
 
-#include "vmm/cli.h"
+#include "vmm/cmd/cli.h"
 
 #ifdef __cplusplus
 extern "C" {

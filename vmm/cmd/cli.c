@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "vmm/cli.h"
+#include "vmm/cmd/cli.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -3,8 +3,8 @@
  * Why a run ended. Devices and signal handlers request a stop; the run loop
  * notices it after the current exit and unwinds.
  */
-#ifndef VMM_STOP_H
-#define VMM_STOP_H
+#ifndef VMM_KVM_STOP_H
+#define VMM_KVM_STOP_H
 
 #ifdef __cplusplus
 extern "C" {
@@ -41,4 +41,4 @@ const char *vm_stop_reason_name(enum vm_stop_reason reason);
 }
 #endif
 
-#endif /* VMM_STOP_H */
+#endif /* VMM_KVM_STOP_H */

@@ -5,7 +5,7 @@
  * prints the selection like ftrace's available_filter_functions, then a
  * '#'-prefixed summary (so the list stays easy to parse).
  */
-#include "vmm/cmd_sites.h"
+#include "vmm/cmd/sites.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -17,7 +17,7 @@
 #include "vmm/loader/kernel_image.h"
 #include "vmm/sites/filter.h"
 #include "vmm/sites/sites.h"
-#include "vmm/stop.h"
+#include "vmm/kvm/stop.h"
 #include "vmm/symbols/symbols.h"
 
 const char cli_sites_usage[] =
