@@ -741,10 +741,10 @@ int fuzz_page_walk(const uint8_t *data, size_t size)
 	int ret;
 
 	/* Mode bits: the control-register bits the walk reads. */
-	pg.cr0 = mode & 1 ? X86_PW_CR0_PG : 0;
-	pg.cr4 = (mode & 2 ? X86_PW_CR4_PSE : 0) | (mode & 4 ? X86_PW_CR4_PAE : 0) |
-		 (mode & 8 ? X86_PW_CR4_LA57 : 0);
-	pg.efer = (mode & 16 ? X86_PW_EFER_LMA : 0) | (mode & 32 ? X86_PW_EFER_NXE : 0);
+	pg.cr0 = mode & 1 ? X86_CR0_PG : 0;
+	pg.cr4 = (mode & 2 ? X86_CR4_PSE : 0) | (mode & 4 ? X86_CR4_PAE : 0) |
+		 (mode & 8 ? X86_CR4_LA57 : 0);
+	pg.efer = (mode & 16 ? X86_EFER_LMA : 0) | (mode & 32 ? X86_EFER_NXE : 0);
 	pg.cr3 = in_le(&in, 8);
 	va = in_le(&in, 8);
 	len = in_le(&in, 2) % (FUZZ_WALK_READ_MAX + 1);

@@ -83,7 +83,7 @@ int kth_has_1g_pages(struct kth *k)
 int kth_set_paging(struct kth *k, const struct x86_paging *pg, struct x86_paging *actual)
 {
 	struct kvm_sregs s;
-	int long_mode = (pg->efer & X86_PW_EFER_LMA) != 0;
+	int long_mode = (pg->efer & X86_EFER_LMA) != 0;
 
 	if (ioctl(k->vcpu.fd, KVM_GET_SREGS, &s) < 0)
 		return et_error_errno("KVM_GET_SREGS failed");

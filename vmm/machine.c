@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -20,6 +19,7 @@
 #include "vmm/boot/cmdline.h"
 #include "vmm/boot/acpi.h"
 #include "vmm/error.h"
+#include "vmm/kvm/run_loop.h"
 #include "vmm/loader/initrd.h"
 
 #define COM1_IRQ 4
@@ -153,7 +153,7 @@ static int load_guest(struct machine *m, const struct run_options *o,
 	boot.acpi_rsdp = acpi_write_tables(&m->vm.mem);
 	if (!boot.acpi_rsdp)
 		return -1;
-	if (ioctl(m->vcpu.fd, KVM_GET_SREGS, &sregs) < 0)
+	if (vcpu_get_sregs(&m->vcpu, &sregs))
 		return et_error_errno("KVM_GET_SREGS failed");
 	cmdline = effective_cmdline(m, model, o->append);
 	if (!cmdline)

@@ -3,8 +3,10 @@
 
 #include <string.h>
 
+#include "arch/x86/cpu_model.h"
 #include "arch/x86/gdt.h"
 #include "arch/x86/layout.h"
+#include "arch/x86/msr.h"
 
 _Static_assert(LAYOUT_BOOT_GDT + 8 * LAYOUT_BOOT_GDT_ENTRIES <= LAYOUT_BOOT_IDT,
 	       "boot GDT runs into the IDT");
@@ -99,4 +101,20 @@ void boot_cpu_setup_fpu(struct kvm_fpu *fpu)
 	memset(fpu, 0, sizeof(*fpu));
 	fpu->fcw = 0x37f;     /* all x87 exceptions masked, 64-bit precision */
 	fpu->mxcsr = 0x1f80;  /* all SSE exceptions masked */
+}
+
+unsigned boot_cpu_msrs(struct kvm_msr_entry *out, unsigned max)
+{
+	const struct kvm_msr_entry all[BOOT_CPU_MAX_MSRS] = {
+		{ .index = X86_MSR_IA32_MISC_ENABLE, .data = X86_MSR_MISC_ENABLE_FAST_STRING },
+		{ .index = X86_MSR_MTRR_DEF_TYPE, .data = X86_MTRR_DEF_TYPE_ENABLE_WB },
+		{ .index = X86_MSR_K7_HWCR, .data = X86_MSR_K7_HWCR_TSC_FREQ_SEL },
+	};
+	/* The guest sees the host's vendor (every CPU model passes it). */
+	unsigned n = cpu_host_is_amd() ? 3 : 2;
+
+	if (n > max)
+		n = max;
+	memcpy(out, all, n * sizeof(all[0]));
+	return n;
 }

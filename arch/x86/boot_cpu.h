@@ -10,20 +10,12 @@
 #include <linux/kvm.h>
 #include <stdint.h>
 
+#include "arch/x86/cpu_mode.h"
 #include "vmm/kvm/guest_mem.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define X86_CR0_PE (1ull << 0)
-#define X86_CR0_ET (1ull << 4)
-#define X86_CR0_PG (1ull << 31)
-#define X86_CR0_NE (1ull << 5)
-#define X86_CR4_PAE (1ull << 5)
-#define X86_EFER_LME (1ull << 8)
-#define X86_EFER_LMA (1ull << 10)
-#define X86_RFLAGS_RESERVED (1ull << 1) /* always 1 */
 
 /*
  * PVH entry (Xen's HVM direct boot ABI, as Linux's pvh_start_xen expects):
@@ -44,6 +36,13 @@ int boot_cpu_setup_long64(const struct guest_mem *gm, uint64_t entry, uint64_t b
 
 /* FPU state at reset that 32-bit entry code may rely on. */
 void boot_cpu_setup_fpu(struct kvm_fpu *fpu);
+
+/* The MSRs firmware sets before any kernel runs (fast strings, MTRRs on
+ * with write-back default, AMD's HWCR.TscFreqSel on AMD hosts), in the
+ * order to set them: KVM_SET_MSRS stops at the first it refuses, so the
+ * optional ones come last. Fills up to `max` entries; returns how many. */
+#define BOOT_CPU_MAX_MSRS 3
+unsigned boot_cpu_msrs(struct kvm_msr_entry *out, unsigned max);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "arch/x86/cpu_model.h"
 
+#include <cpuid.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -82,6 +83,14 @@ static const struct cpu_model models[] = {
 };
 
 #define KVM_PVM_MODULE "/sys/module/kvm_pvm"
+
+bool cpu_host_is_amd(void)
+{
+	unsigned eax, ebx, ecx, edx;
+
+	return __get_cpuid(0, &eax, &ebx, &ecx, &edx) && ebx == 0x68747541 /* "Auth" */ &&
+	       edx == 0x69746e65 /* "enti" */ && ecx == 0x444d4163 /* "cAMD" */;
+}
 
 const struct cpu_model *cpu_model_auto(void)
 {

@@ -9,6 +9,7 @@
 #define ARCH_X86_CPU_MODEL_H
 
 #include <linux/kvm.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -46,6 +47,9 @@ const struct cpu_model *cpu_model_find(const char *name);
  * (its emulator cannot run some instructions), otherwise host. Only the
  * kernel module's presence decides, so no real KVM host is affected. */
 const struct cpu_model *cpu_model_auto(void);
+/* Whether the host CPU is AMD's (CPUID vendor "AuthenticAMD"). */
+bool cpu_host_is_amd(void);
+
 /* Iterates the table: NULL past the end. */
 const struct cpu_model *cpu_model_at(unsigned index);
 

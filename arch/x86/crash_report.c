@@ -35,13 +35,6 @@ static void exit_details(const struct kvm_run *run, FILE *out)
 	}
 }
 
-static enum x86_code_mode code_mode(const struct kvm_sregs *s)
-{
-	if ((s->efer & X86_EFER_LMA) && s->cs.l)
-		return X86_CODE64;
-	return s->cs.db ? X86_CODE32 : X86_CODE16;
-}
-
 static void print_instruction(struct vcpu *vcpu, const struct kvm_regs *r,
 			      const struct kvm_sregs *s, FILE *out)
 {
@@ -66,7 +59,7 @@ static void print_instruction(struct vcpu *vcpu, const struct kvm_regs *r,
 		return;
 	}
 	memcpy(code, src, len);
-	x86_disasm_one(code, len, r->rip, code_mode(s), text, sizeof(text));
+	x86_disasm_one(code, len, r->rip, x86_code_mode(s), text, sizeof(text));
 	fprintf(out, "  code: %016llx", (unsigned long long)r->rip);
 	if (vcpu->symbolize && vcpu->symbolize(vcpu->symbolize_ctx, r->rip, sym, sizeof(sym)))
 		fprintf(out, " <%s>", sym);
@@ -100,7 +93,7 @@ void crash_report_state(struct vcpu *vcpu, FILE *out)
 		return;
 	}
 	fprintf(out, "  rip=%016llx rflags=%016llx mode=%d-bit\n", (unsigned long long)r.rip,
-		(unsigned long long)r.rflags, (int)code_mode(&s));
+		(unsigned long long)r.rflags, (int)x86_code_mode(&s));
 	fprintf(out, "  rax=%016llx rbx=%016llx rcx=%016llx rdx=%016llx\n",
 		(unsigned long long)r.rax, (unsigned long long)r.rbx, (unsigned long long)r.rcx,
 		(unsigned long long)r.rdx);

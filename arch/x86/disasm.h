@@ -6,11 +6,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arch/x86/cpu_mode.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-enum x86_code_mode { X86_CODE16 = 16, X86_CODE32 = 32, X86_CODE64 = 64 };
 
 /*
  * Decodes the first instruction in code[0..len) as if it sat at `addr`.

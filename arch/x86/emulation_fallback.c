@@ -3,37 +3,19 @@
 
 #include <linux/kvm.h>
 #include <string.h>
-#include <sys/ioctl.h>
 
-#include "arch/x86/boot_cpu.h"
+#include "arch/x86/cpu_mode.h"
 #include "arch/x86/insn.h"
 #include "arch/x86/mem_operand.h"
 #include "arch/x86/page_walk.h"
 
-#define X86_CR0_MP (1ull << 1)
-#define X86_CR0_TS (1ull << 3)
-#define X86_CR4_OSFXSR (1ull << 9)
 #define MXCSR_VALID_BITS 0xffffu
 #define X87_FSW_ES 0x80 /* an unmasked x87 exception is pending */
 
 /* Delivers an exception through the guest's IDT, as the CPU would. */
-static bool inject_fault(struct vcpu *vcpu, unsigned vector, bool has_error_code)
-{
-	struct kvm_vcpu_events events;
-
-	if (ioctl(vcpu->fd, KVM_GET_VCPU_EVENTS, &events) < 0)
-		return false;
-	events.exception.injected = 1;
-	events.exception.nr = (uint8_t)vector;
-	events.exception.has_error_code = has_error_code;
-	events.exception.error_code = 0;
-	events.flags = 0;
-	return ioctl(vcpu->fd, KVM_SET_VCPU_EVENTS, &events) == 0;
-}
-
 static bool inject_exception(struct vcpu *vcpu, unsigned vector)
 {
-	return inject_fault(vcpu, vector, false);
+	return vcpu_inject_exception(vcpu, vector, false, 0) == 0;
 }
 
 static bool skip(struct vcpu *vcpu, struct kvm_regs *regs, unsigned len)
@@ -82,15 +64,15 @@ static bool do_mxcsr(struct vcpu *vcpu, struct kvm_regs *regs, const struct kvm_
 		return inject_exception(vcpu, X86_VECTOR_UD);
 	if (sregs->cr0 & X86_CR0_TS)
 		return inject_exception(vcpu, X86_VECTOR_NM);
-	if (ioctl(vcpu->fd, KVM_GET_FPU, &fpu) < 0)
+	if (vcpu_get_fpu(vcpu, &fpu))
 		return false;
 	if (d->id == X86_INSN_LDMXCSR) {
 		if (x86_read_virt(&vcpu->vm->mem, pg, d->linear, &value, sizeof(value)))
 			return false; /* unmapped: left to the crash report */
 		if (value & ~MXCSR_VALID_BITS)
-			return inject_fault(vcpu, X86_VECTOR_GP, true);
+			return vcpu_inject_exception(vcpu, X86_VECTOR_GP, true, 0) == 0;
 		fpu.mxcsr = value;
-		if (ioctl(vcpu->fd, KVM_SET_FPU, &fpu) < 0)
+		if (vcpu_set_fpu(vcpu, &fpu))
 			return false;
 	} else {
 		value = fpu.mxcsr;
@@ -109,18 +91,11 @@ static bool do_fwait(struct vcpu *vcpu, struct kvm_regs *regs, const struct kvm_
 
 	if ((sregs->cr0 & (X86_CR0_TS | X86_CR0_MP)) == (X86_CR0_TS | X86_CR0_MP))
 		return inject_exception(vcpu, X86_VECTOR_NM);
-	if (ioctl(vcpu->fd, KVM_GET_FPU, &fpu) < 0)
+	if (vcpu_get_fpu(vcpu, &fpu))
 		return false;
 	if (fpu.fsw & X87_FSW_ES)
 		return inject_exception(vcpu, X86_VECTOR_MF);
 	return skip(vcpu, regs, 1);
-}
-
-static enum x86_code_mode code_mode(const struct kvm_sregs *s)
-{
-	if ((s->efer & X86_EFER_LMA) && s->cs.l)
-		return X86_CODE64;
-	return s->cs.db ? X86_CODE32 : X86_CODE16;
 }
 
 /* Instructions with a 0f escape: decoded fully, then finished if known. */
@@ -139,7 +114,7 @@ static bool do_two_byte(struct vcpu *vcpu, struct kvm_regs *regs, const struct k
 	if (x86_read_virt(&vcpu->vm->mem, &pg, rip, code, len) && end && end - rip < len)
 		len = (size_t)(end - rip);
 	if (x86_read_virt(&vcpu->vm->mem, &pg, rip, code, len) ||
-	    x86_decode_for_emulation(code, len, code_mode(sregs), regs, sregs, &d))
+	    x86_decode_for_emulation(code, len, x86_code_mode(sregs), regs, sregs, &d))
 		return false;
 	switch (d.id) {
 	case X86_INSN_LDMXCSR:

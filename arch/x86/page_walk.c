@@ -86,7 +86,7 @@ static int walk32(const struct guest_mem *gm, const struct x86_paging *pg, uint3
 		return -1;
 	if (!(e & X86_PW_P))
 		return not_present(va, "PDE", gpa, e);
-	if ((pg->cr4 & X86_PW_CR4_PSE) && (e & X86_PW_PS)) {
+	if ((pg->cr4 & X86_CR4_PSE) && (e & X86_PW_PS)) {
 		/* PSE-36: PDE bits 20:13 are physical-address bits 39:32. */
 		*pa = (e & 0xffc00000u) | ((e >> 13) & 0xffu) << 32 | (va & 0x3fffffu);
 		*size = 4ull << 20;
@@ -116,19 +116,19 @@ int x86_translate(const struct guest_mem *gm, const struct x86_paging *pg, uint6
 	uint64_t size = PAGE_4K, phys;
 	int ret;
 
-	if (pg->efer & X86_PW_EFER_LMA) {
-		int la57 = (pg->cr4 & X86_PW_CR4_LA57) != 0;
+	if (pg->efer & X86_EFER_LMA) {
+		int la57 = (pg->cr4 & X86_CR4_LA57) != 0;
 
 		if (!canonical(va, la57 ? 57 : 48))
 			return et_error("va 0x%llx is not canonical (%d-bit linear addresses)",
 					(unsigned long long)va, la57 ? 57 : 48);
 		ret = walk64(gm, la57 ? long5_levels : long5_levels + 1, la57 ? 5 : 4,
 			     pg->cr3 & X86_PW_ADDR_MASK, va, &phys, &size);
-	} else if (!(pg->cr0 & X86_PW_CR0_PG)) {
+	} else if (!(pg->cr0 & X86_CR0_PG)) {
 		/* Paging off (outside long mode): linear = physical, 32 bits. */
 		phys = (uint32_t)va;
 		ret = 0;
-	} else if (pg->cr4 & X86_PW_CR4_PAE) {
+	} else if (pg->cr4 & X86_CR4_PAE) {
 		/* The PDPT is 32-byte aligned anywhere below 4 GiB. */
 		ret = walk64(gm, pae_levels, 3, pg->cr3 & 0xffffffe0u, (uint32_t)va, &phys,
 			     &size);

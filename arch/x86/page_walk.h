@@ -20,20 +20,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arch/x86/cpu_mode.h"
 #include "vmm/kvm/guest_mem.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Control-register bits the walk depends on (CR0.PG, CR4.PAE and EFER.LMA
- * carry the same values as arch/x86/boot_cpu.h's names). */
-#define X86_PW_CR0_PG (1ull << 31)
-#define X86_PW_CR4_PSE (1ull << 4)
-#define X86_PW_CR4_PAE (1ull << 5)
-#define X86_PW_CR4_LA57 (1ull << 12)
-#define X86_PW_EFER_NXE (1ull << 11)
-#define X86_PW_EFER_LMA (1ull << 10)
 
 /* Entry bits. */
 #define X86_PW_P (1ull << 0)
@@ -48,17 +40,6 @@ struct x86_paging {
 };
 
 struct x86_paging x86_paging_from_sregs(const struct kvm_sregs *sregs);
-
-/*
- * The linear address of `offset` in a segment with base `base` (CS, SS,
- * DS or ES): in 64-bit mode (EFER.LMA with CS.L) the CPU takes their bases
- * as 0, whatever the descriptor loaded, which is what KVM reports (only FS
- * and GS keep a base there); elsewhere base + offset.
- */
-static inline uint64_t x86_linear(const struct kvm_sregs *s, uint64_t base, uint64_t offset)
-{
-	return (s->efer & X86_PW_EFER_LMA) && s->cs.l ? offset : base + offset;
-}
 
 /*
  * Translates linear address `va`. On success stores the guest-physical

@@ -71,18 +71,18 @@ public:
 		pg.cr0 = CR0_PE | CR0_ET;
 		if (mode_ == Mode::Off)
 			return pg;
-		pg.cr0 |= X86_PW_CR0_PG;
+		pg.cr0 |= X86_CR0_PG;
 		pg.cr3 = root_;
 		switch (mode_) {
-		case Mode::Bits32: pg.cr4 = X86_PW_CR4_PSE; break;
+		case Mode::Bits32: pg.cr4 = X86_CR4_PSE; break;
 		case Mode::Pae:
-			pg.cr4 = X86_PW_CR4_PAE;
-			pg.efer = X86_PW_EFER_NXE;
+			pg.cr4 = X86_CR4_PAE;
+			pg.efer = X86_EFER_NXE;
 			break;
-		case Mode::Long5: pg.cr4 = X86_PW_CR4_LA57; [[fallthrough]];
+		case Mode::Long5: pg.cr4 = X86_CR4_LA57; [[fallthrough]];
 		case Mode::Long4:
-			pg.cr4 |= X86_PW_CR4_PAE;
-			pg.efer = EFER_LME | X86_PW_EFER_LMA | X86_PW_EFER_NXE;
+			pg.cr4 |= X86_CR4_PAE;
+			pg.efer = EFER_LME | X86_EFER_LMA | X86_EFER_NXE;
 			break;
 		case Mode::Off: break;
 		}
@@ -463,7 +463,7 @@ TEST_F(PageWalk, FiveLevelPaging)
 
 	// The same tables under 4-level paging: va57 is not canonical there.
 	x86_paging four = pg;
-	four.cr4 &= ~X86_PW_CR4_LA57;
+	four.cr4 &= ~X86_CR4_LA57;
 	expect_fails(four, va57, "not canonical (48-bit");
 }
 
@@ -653,11 +653,11 @@ void cross_check(Mode mode, std::string *skip)
 	}
 	// KVM may accept the registers yet hold others (nested kvm-pvm drops
 	// CR0.PG outside long mode): comparing then would check nothing.
-	const uint64_t cr4_bits = X86_PW_CR4_PAE | X86_PW_CR4_PSE | X86_PW_CR4_LA57;
-	const uint64_t efer_bits = X86_PW_EFER_LMA | X86_PW_EFER_NXE;
-	if ((actual.cr0 & X86_PW_CR0_PG) != (want.cr0 & X86_PW_CR0_PG) ||
+	const uint64_t cr4_bits = X86_CR4_PAE | X86_CR4_PSE | X86_CR4_LA57;
+	const uint64_t efer_bits = X86_EFER_LMA | X86_EFER_NXE;
+	if ((actual.cr0 & X86_CR0_PG) != (want.cr0 & X86_CR0_PG) ||
 	    (actual.cr4 & cr4_bits) != want.cr4 || (actual.efer & efer_bits) != (want.efer & efer_bits) ||
-	    (want.cr0 & X86_PW_CR0_PG && actual.cr3 != want.cr3)) {
+	    (want.cr0 & X86_CR0_PG && actual.cr3 != want.cr3)) {
 		std::ostringstream why;
 		why << std::hex << "this KVM did not keep the " << mode_name(mode)
 		    << " registers (asked cr0=0x" << want.cr0 << " cr4=0x" << want.cr4 << " efer=0x"

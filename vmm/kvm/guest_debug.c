@@ -3,11 +3,10 @@
 
 #include <sys/ioctl.h>
 
+#include "arch/x86/cpu_mode.h"
 #include "arch/x86/insn.h"
 #include "vmm/error.h"
 #include "vmm/kvm/vcpu.h"
-
-#define DR7_GLOBAL(slot) (1ull << (2 * (slot) + 1)) /* RW = LEN = 0: execution */
 
 static int apply(struct vcpu *vcpu)
 {
@@ -19,7 +18,7 @@ static int apply(struct vcpu *vcpu)
 			continue;
 		dbg.control |= KVM_GUESTDBG_ENABLE | KVM_GUESTDBG_USE_HW_BP;
 		dbg.arch.debugreg[i] = d->hw_addr[i];
-		dbg.arch.debugreg[7] |= DR7_GLOBAL(i);
+		dbg.arch.debugreg[7] |= X86_DR7_GLOBAL(i);
 	}
 	if (d->int3_fn)
 		dbg.control |= KVM_GUESTDBG_ENABLE | KVM_GUESTDBG_USE_SW_BP;
@@ -51,16 +50,9 @@ int guest_debug_set_int3(struct vcpu *vcpu, guest_debug_int3_fn fn, void *ctx)
 /* int3 raises #BP, a trap: the guest's handler sees rip after the int3. */
 static bool deliver_bp(struct vcpu *vcpu, struct kvm_regs *regs)
 {
-	struct kvm_vcpu_events events;
-
 	regs->rip += 1;
-	if (vcpu_set_regs(vcpu, regs) < 0 || ioctl(vcpu->fd, KVM_GET_VCPU_EVENTS, &events) < 0)
-		return false;
-	events.exception.injected = 1;
-	events.exception.nr = X86_VECTOR_BP;
-	events.exception.has_error_code = 0;
-	events.flags = 0;
-	return ioctl(vcpu->fd, KVM_SET_VCPU_EVENTS, &events) == 0;
+	return vcpu_set_regs(vcpu, regs) == 0 &&
+	       vcpu_inject_exception(vcpu, X86_VECTOR_BP, false, 0) == 0;
 }
 
 bool guest_debug_int3(struct vcpu *vcpu, struct kvm_regs *regs, const struct kvm_sregs *sregs)
@@ -91,7 +83,7 @@ bool guest_debug_handle_exit(struct vcpu *vcpu)
 	unsigned hit = 0;
 	for (unsigned i = 0; i < GUEST_DEBUG_HW_SLOTS; i++) {
 		if (!d->hw_addr[i] ||
-		    !((arch->dr6 & (1ull << i)) || d->hw_addr[i] == arch->pc))
+		    !((arch->dr6 & X86_DR6_HIT(i)) || d->hw_addr[i] == arch->pc))
 			continue;
 		hit++;
 		if (d->hw_fn[i])

@@ -4,10 +4,8 @@
 #include <linux/kvm.h>
 #include <sys/ioctl.h>
 
+#include "arch/x86/msr.h"
 #include "vmm/error.h"
-
-#define X2APIC_MSR_FIRST 0x800
-#define X2APIC_MSR_LAST 0x8ff
 
 int msr_trap_enable(struct vm *vm, const uint32_t *msrs, size_t nr)
 {
@@ -26,7 +24,7 @@ int msr_trap_enable(struct vm *vm, const uint32_t *msrs, size_t nr)
 		return et_error("at most %d MSRs can be traced (KVM's filter ranges), not %zu",
 				MSR_TRAP_MAX, nr);
 	for (size_t i = 0; i < nr; i++) {
-		if (msrs[i] >= X2APIC_MSR_FIRST && msrs[i] <= X2APIC_MSR_LAST)
+		if (msrs[i] >= X86_MSR_X2APIC_FIRST && msrs[i] <= X86_MSR_X2APIC_LAST)
 			return et_error("MSR 0x%x is an x2APIC register, which KVM's filter "
 					"never applies to",
 					msrs[i]);
@@ -52,23 +50,13 @@ int msr_trap_enable(struct vm *vm, const uint32_t *msrs, size_t nr)
 void msr_trap_complete(struct vcpu *vcpu)
 {
 	struct kvm_run *run = vcpu->run;
-	struct {
-		struct kvm_msrs hdr;
-		struct kvm_msr_entry entry;
-	} m = { .hdr.nmsrs = 1, .entry.index = run->msr.index };
+	uint64_t value = 0;
 
-	/* Both ioctls return how many MSRs they handled: 1, or 0 for an MSR
-	 * KVM does not have or a value it refuses. */
+	/* A failure is an MSR KVM does not have or a value it refuses. */
 	if (run->exit_reason == KVM_EXIT_X86_RDMSR) {
-		if (ioctl(vcpu->fd, KVM_GET_MSRS, &m) == 1) {
-			run->msr.data = m.entry.data;
-			run->msr.error = 0;
-		} else {
-			run->msr.data = 0;
-			run->msr.error = 1;
-		}
+		run->msr.error = vcpu_get_msr(vcpu, run->msr.index, &value) ? 1 : 0;
+		run->msr.data = run->msr.error ? 0 : value;
 		return;
 	}
-	m.entry.data = run->msr.data;
-	run->msr.error = ioctl(vcpu->fd, KVM_SET_MSRS, &m) == 1 ? 0 : 1;
+	run->msr.error = vcpu_set_msr(vcpu, run->msr.index, run->msr.data) ? 1 : 0;
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A virtual CPU and its run loop: KVM_RUN until something asks the VM to
- * stop, dispatching each exit to the I/O bus or the crash reporter.
+ * A virtual CPU: its KVM file descriptor and run structure, its CPUID and
+ * boot state, and small accessors (registers, an MSR, the FPU, exception
+ * injection, the TSC frequency) so that no code outside vmm/kvm/ issues a
+ * KVM ioctl. The run loop is vmm/kvm/run_loop.h.
  */
 #ifndef VMM_KVM_VCPU_H
 #define VMM_KVM_VCPU_H
@@ -15,6 +17,10 @@
 #include "vmm/kvm/vm.h"
 
 #include "earlytrace/abi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 struct vcpu;
 
@@ -47,17 +53,9 @@ struct vcpu {
 int vcpu_create(struct vcpu *vcpu, struct vm *vm, unsigned id, const struct cpu_model *model);
 void vcpu_destroy(struct vcpu *vcpu);
 
-/* Loads the boot register state (regs, sregs, FPU, MSRs). */
+/* Loads the boot register state (regs, sregs, FPU, the firmware MSRs). */
 int vcpu_set_boot_state(struct vcpu *vcpu, const struct kvm_regs *regs,
 			const struct kvm_sregs *sregs);
-
-/*
- * Runs until vm_stop_reason() is set. Returns 0 when the run ended for a
- * reason the VM recorded, or -1 with an error when KVM itself failed.
- * Crashes (triple fault, failed entry, emulation errors) print a report on
- * stderr and stop the VM with VM_STOP_GUEST_CRASH.
- */
-int vcpu_run(struct vcpu *vcpu);
 
 /*
  * The registers at the current exit. With KVM_CAP_SYNC_REGS they come in
@@ -67,13 +65,40 @@ int vcpu_run(struct vcpu *vcpu);
  * be NULL. 0, or -1 with errno set.
  */
 int vcpu_get_regs(struct vcpu *vcpu, struct kvm_regs *regs, struct kvm_sregs *sregs);
+/* The segment and control registers alone (before the first run too). */
+int vcpu_get_sregs(struct vcpu *vcpu, struct kvm_sregs *sregs);
 
 /* Sets the general registers for the next KVM_RUN (no ioctl with sync
  * regs). 0, or -1 with errno set. */
 int vcpu_set_regs(struct vcpu *vcpu, const struct kvm_regs *regs);
 
+/* One MSR as the guest sees it: 0, or -1 if KVM has no such MSR. */
+int vcpu_get_msr(struct vcpu *vcpu, uint32_t index, uint64_t *value);
+/* Sets one MSR: 0, or -1 if KVM refuses the value or has no such MSR. */
+int vcpu_set_msr(struct vcpu *vcpu, uint32_t index, uint64_t value);
+
+/* The guest's time stamp counter now, 0 if it cannot be read. */
+uint64_t vcpu_guest_tsc(struct vcpu *vcpu);
+/* The guest TSC's frequency in kHz, 0 when KVM does not say. */
+uint64_t vcpu_tsc_khz(struct vcpu *vcpu);
+
+int vcpu_get_fpu(struct vcpu *vcpu, struct kvm_fpu *fpu);
+int vcpu_set_fpu(struct vcpu *vcpu, const struct kvm_fpu *fpu);
+
+/* Delivers exception `vector` through the guest's IDT when it resumes, as
+ * the CPU would (with an error code when has_error_code). 0, or -1. */
+int vcpu_inject_exception(struct vcpu *vcpu, unsigned vector, bool has_error_code,
+			  uint32_t error_code);
+
+/* Whether the vCPU sits in HLT waiting for an interrupt. */
+bool vcpu_is_halted(struct vcpu *vcpu);
+
 /* Makes a KVM_RUN in progress (or the next one) return at once; safe in a
  * signal handler. */
 void vcpu_kick(struct vcpu *vcpu);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* VMM_KVM_VCPU_H */

@@ -152,6 +152,16 @@ int vm_set_irq_line(struct vm *vm, unsigned irq, int level)
 	return 0;
 }
 
+enum vm_stop_reason vm_stop_reason(struct vm *vm)
+{
+	return (enum vm_stop_reason)(atomic_load(&vm->stop) >> 32);
+}
+
+int vm_stop_status(struct vm *vm)
+{
+	return (int)(uint32_t)atomic_load(&vm->stop);
+}
+
 const char *vm_stop_reason_name(enum vm_stop_reason reason)
 {
 	switch (reason) {

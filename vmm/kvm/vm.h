@@ -7,9 +7,18 @@
 #ifndef VMM_KVM_VM_H
 #define VMM_KVM_VM_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+/* C++ tests include this header; std::atomic lays a 64-bit word out as
+ * _Atomic does. */
+#ifdef __cplusplus
+#include <atomic>
+typedef std::atomic<uint64_t> vm_stop_word;
+#else
+#include <stdatomic.h>
+typedef _Atomic uint64_t vm_stop_word;
+#endif
 
 #include "vmm/kvm/guest_mem.h"
 #include "vmm/kvm/iobus.h"
@@ -31,7 +40,7 @@ struct vm {
 	struct iobus bus;
 	/* First stop request wins; written from devices, signal handlers and
 	 * the console thread, hence one atomic word: reason << 32 | status. */
-	_Atomic uint64_t stop;
+	vm_stop_word stop;
 };
 
 /* Opens KVM, creates the VM with `mem_size` bytes of RAM, the in-kernel
@@ -41,14 +50,8 @@ void vm_destroy(struct vm *vm);
 
 /* Matches vm_stop_fn so devices can call it; async-signal-safe. */
 void vm_request_stop(void *vm, enum vm_stop_reason reason, int status);
-static inline enum vm_stop_reason vm_stop_reason(struct vm *vm)
-{
-	return (enum vm_stop_reason)(atomic_load(&vm->stop) >> 32);
-}
-static inline int vm_stop_status(struct vm *vm)
-{
-	return (int)(uint32_t)atomic_load(&vm->stop);
-}
+enum vm_stop_reason vm_stop_reason(struct vm *vm);
+int vm_stop_status(struct vm *vm);
 
 /* Sets an ISA interrupt line on the in-kernel PIC/IOAPIC. */
 int vm_set_irq_line(struct vm *vm, unsigned irq, int level);

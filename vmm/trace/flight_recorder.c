@@ -6,7 +6,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <time.h>
 
 #include "arch/x86/boot_cpu.h"
@@ -322,7 +321,7 @@ static bool return_address_at_sp(struct tracer *t, const struct kvm_regs *r,
 				 const struct kvm_sregs *s, uint64_t *ret)
 {
 	struct x86_paging pg = x86_paging_from_sregs(s);
-	bool long_mode = (s->efer & X86_EFER_LMA) && s->cs.l;
+	bool long_mode = x86_is_64bit_code(s);
 
 	*ret = 0;
 	return x86_read_virt(&t->m->vm.mem, &pg, s->ss.base + r->rsp, ret, long_mode ? 8 : 4) == 0;
@@ -391,7 +390,6 @@ static void stack_from_graph(struct tracer *t, const struct kvm_regs *r, uint64_
 void flight_recorder_report(struct tracer *t, const char *why, bool registers, FILE *out)
 {
 	struct vcpu *vcpu = &t->m->vcpu;
-	struct kvm_mp_state mp;
 	struct kvm_regs r;
 	struct kvm_sregs s;
 	struct et_ring_record *all;
@@ -400,7 +398,7 @@ void flight_recorder_report(struct tracer *t, const char *why, bool registers, F
 
 	fprintf(out, "earlytrace: flight recorder: %s\n", why);
 	if (registers) {
-		if (ioctl(vcpu->fd, KVM_GET_MP_STATE, &mp) == 0 && mp.mp_state == KVM_MP_STATE_HALTED)
+		if (vcpu_is_halted(vcpu))
 			fprintf(out, "  the vCPU is halted (HLT), waiting for an interrupt\n");
 		crash_report_state(vcpu, out);
 	}

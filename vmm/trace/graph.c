@@ -34,11 +34,6 @@ int graph_attach(struct tracer *t)
 	return 0;
 }
 
-static bool long_mode(const struct kvm_sregs *s)
-{
-	return (s->efer & X86_EFER_LMA) && s->cs.l;
-}
-
 static bool push(struct graph *g, const struct graph_frame *f)
 {
 	if (g->nr == g->cap) {
@@ -62,7 +57,7 @@ bool graph_on_call(struct tracer *t, uint64_t func, const struct kvm_regs *regs,
 {
 	struct graph *g = &t->graph;
 	const struct guest_mem *gm = &t->m->vm.mem;
-	bool lm = long_mode(sregs);
+	bool lm = x86_is_64bit_code(sregs);
 	uint64_t mask = lm ? ~0ull : 0xffffffffu;
 	uint64_t rip = (sregs->cs.base + regs->rip) & mask;
 	uint64_t sp = (sregs->ss.base + (regs->rsp & mask)) & mask;
@@ -132,7 +127,7 @@ bool graph_on_return(struct tracer *t, struct vcpu *vcpu, struct kvm_regs *regs,
 		     const struct kvm_sregs *sregs, const struct x86_paging *pg)
 {
 	struct graph *g = &t->graph;
-	uint64_t mask = long_mode(sregs) ? ~0ull : 0xffffffffu;
+	uint64_t mask = x86_is_64bit_code(sregs) ? ~0ull : 0xffffffffu;
 	uint64_t pa, sp = (sregs->ss.base + (regs->rsp & mask)) & mask, tsc;
 	long k;
 

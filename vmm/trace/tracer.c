@@ -4,7 +4,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
 
 #include "arch/x86/boot_cpu.h"
 #include "arch/x86/fentry_check.h"
@@ -14,8 +13,6 @@
 #include "vmm/trace/graph.h"
 #include "vmm/trace/handoff.h"
 #include "vmm/trace/tramp_mode.h"
-
-#define MSR_IA32_TSC 0x10
 
 int trace_mode_parse(const char *text, enum trace_mode *mode)
 {
@@ -36,14 +33,7 @@ int trace_mode_parse(const char *text, enum trace_mode *mode)
 /* The guest's TSC now: the clock every event carries. */
 uint64_t tracer_guest_tsc(struct vcpu *vcpu)
 {
-	struct {
-		struct kvm_msrs hdr;
-		struct kvm_msr_entry entry;
-	} msrs = { .hdr.nmsrs = 1, .entry.index = MSR_IA32_TSC };
-
-	if (ioctl(vcpu->fd, KVM_GET_MSRS, &msrs) != 1)
-		return 0;
-	return msrs.entry.data;
+	return vcpu_guest_tsc(vcpu);
 }
 
 static void stop_run(struct tracer *t)
@@ -81,7 +71,7 @@ void tracer_record(struct tracer *t, const struct et_ring_record *ev)
 static uint64_t parent_ip(struct tracer *t, const struct kvm_regs *regs,
 			  const struct kvm_sregs *sregs, const struct x86_paging *pg)
 {
-	bool long_mode = (sregs->efer & X86_EFER_LMA) && sregs->cs.l;
+	bool long_mode = x86_is_64bit_code(sregs);
 	uint64_t sp = x86_linear(sregs, sregs->ss.base, long_mode ? regs->rsp : (uint32_t)regs->rsp);
 	uint64_t value = 0;
 
@@ -337,13 +327,11 @@ static int arm_stops(struct tracer *t)
 int tracer_attach(struct tracer *t, struct machine *m, const struct trace_options *o)
 {
 	size_t capacity = o->buf_size / sizeof(struct et_ring_record);
-	int khz;
 
 	memset(t, 0, sizeof(*t));
 	t->m = m;
 	t->o = o;
-	khz = ioctl(m->vcpu.fd, KVM_GET_TSC_KHZ, 0);
-	t->tsc_khz = khz > 0 ? (uint64_t)khz : 0;
+	t->tsc_khz = vcpu_tsc_khz(&m->vcpu);
 
 	if (host_buffer_init(&t->buf, capacity, o->overflow) ||
 	    flight_recorder_init(&t->fr, o->tail) || select_sites(t) || tramp_mode_attach(t) ||

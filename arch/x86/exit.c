@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+#include "arch/x86/exit.h"
+
+#include "arch/x86/emulation_fallback.h"
+#include "vmm/kvm/msr_trap.h"
+
+/* An MSR the VMM asked to see (--trace-msr): done as KVM would have. */
+static enum exit_verdict handle_msr(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+	struct et_exit x = {
+		.kind = ET_REC_MSR,
+		.addr = run->msr.index,
+		.size = 8,
+		.write = run->exit_reason == KVM_EXIT_X86_WRMSR,
+		.cpu = vcpu->id,
+	};
+
+	msr_trap_complete(vcpu);
+	x.value = run->msr.data;
+	x.unclaimed = run->msr.error != 0;
+	vcpu_observe_exit(vcpu, &x);
+	return EXIT_RESUME;
+}
+
+enum exit_verdict arch_handle_exit(struct vcpu *vcpu)
+{
+	switch (vcpu->run->exit_reason) {
+	case KVM_EXIT_X86_RDMSR:
+	case KVM_EXIT_X86_WRMSR:
+		return handle_msr(vcpu);
+	case KVM_EXIT_INTERNAL_ERROR:
+		if (emulation_fallback(vcpu))
+			return EXIT_RESUME;
+		return vcpu_crash(vcpu, "KVM internal error (KVM_EXIT_INTERNAL_ERROR)");
+	case KVM_EXIT_DEBUG:
+		if (guest_debug_handle_exit(vcpu))
+			return EXIT_RESUME;
+		return vcpu_crash(vcpu, "unexpected debug exit (KVM_EXIT_DEBUG)");
+	default:
+		return EXIT_UNKNOWN;
+	}
+}

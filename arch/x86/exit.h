@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The exits only x86 has, behind the one hook the generic run loop
+ * (vmm/kvm/run_loop.c) calls for exits it does not know, as kvmtool's
+ * kvm_cpu__handle_exit and Firecracker's run_arch_emulation:
+ *  - rdmsr/wrmsr of an MSR traced with --trace-msr (KVM's user-space MSR
+ *    exits): completed as KVM would have, and observed;
+ *  - KVM_EXIT_INTERNAL_ERROR for an instruction KVM could not emulate:
+ *    the emulation fallback, else a crash;
+ *  - KVM_EXIT_DEBUG: the VMM's breakpoints (vmm/kvm/guest_debug.h), else
+ *    a crash.
+ */
+#ifndef ARCH_X86_EXIT_H
+#define ARCH_X86_EXIT_H
+
+#include "vmm/kvm/run_loop.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* EXIT_UNKNOWN for an exit reason x86 does not handle either. */
+enum exit_verdict arch_handle_exit(struct vcpu *vcpu);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ARCH_X86_EXIT_H */

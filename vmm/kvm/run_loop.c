@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: MIT */
+#include "vmm/kvm/run_loop.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "arch/x86/crash_report.h"
+#include "arch/x86/exit.h"
+#include "vmm/error.h"
+
+void vcpu_observe_exit(struct vcpu *vcpu, const struct et_exit *x)
+{
+	if (vcpu->observe_exit)
+		vcpu->observe_exit(vcpu->observe_exit_ctx, vcpu, x);
+}
+
+/* An access a device (or nobody) handled. */
+static void observe_access(struct vcpu *vcpu, uint16_t kind, uint64_t addr, const uint8_t *data,
+			   uint32_t size, bool is_write, bool unclaimed)
+{
+	struct et_exit x = {
+		.kind = kind,
+		.addr = addr,
+		.size = (uint8_t)size,
+		.write = is_write,
+		.unclaimed = unclaimed,
+		.cpu = vcpu->id,
+	};
+
+	if (!vcpu->observe_exit)
+		return;
+	if (data)
+		memcpy(&x.value, data, size < sizeof(x.value) ? size : sizeof(x.value));
+	vcpu_observe_exit(vcpu, &x);
+}
+
+enum exit_verdict vcpu_crash(struct vcpu *vcpu, const char *what)
+{
+	vcpu->crash_reason = what;
+	crash_report(vcpu, what, stderr);
+	vm_request_stop(vcpu->vm, VM_STOP_GUEST_CRASH, EXIT_STATUS_GUEST_CRASH);
+	return EXIT_STOP;
+}
+
+static void handle_io(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+	uint8_t *data = (uint8_t *)run + run->io.data_offset;
+	bool is_write = run->io.direction == KVM_EXIT_IO_OUT;
+
+	/* String instructions (rep outsb, ...) arrive as `count` accesses. */
+	for (uint32_t i = 0; i < run->io.count; i++, data += run->io.size) {
+		bool claimed = iobus_access(&vcpu->vm->bus, IOBUS_PIO, run->io.port, data,
+					    run->io.size, is_write);
+
+		if (!claimed && vcpu->debug_io)
+			fprintf(stderr, "earlytrace: unclaimed port %s 0x%04x size %u\n",
+				is_write ? "write" : "read", run->io.port, run->io.size);
+		observe_access(vcpu, ET_REC_PIO, run->io.port, data, run->io.size, is_write,
+			       !claimed);
+	}
+}
+
+static void handle_mmio(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+	uint32_t len = run->mmio.len <= sizeof(run->mmio.data) ? run->mmio.len : 8;
+	bool claimed = iobus_access(&vcpu->vm->bus, IOBUS_MMIO, run->mmio.phys_addr,
+				    run->mmio.data, len, run->mmio.is_write);
+
+	if (!claimed && vcpu->debug_io)
+		fprintf(stderr, "earlytrace: unclaimed MMIO %s 0x%llx size %u\n",
+			run->mmio.is_write ? "write" : "read",
+			(unsigned long long)run->mmio.phys_addr, len);
+	observe_access(vcpu, ET_REC_MMIO, run->mmio.phys_addr, run->mmio.data, len,
+		       run->mmio.is_write, !claimed);
+}
+
+static enum exit_verdict handle_system_event(struct vcpu *vcpu)
+{
+	switch (vcpu->run->system_event.type) {
+	case KVM_SYSTEM_EVENT_RESET:
+		vm_request_stop(vcpu->vm, VM_STOP_RESET, 0);
+		return EXIT_STOP;
+	case KVM_SYSTEM_EVENT_SHUTDOWN:
+		vm_request_stop(vcpu->vm, VM_STOP_POWER_OFF, 0);
+		return EXIT_STOP;
+	default:
+		return vcpu_crash(vcpu, "system event (crash)");
+	}
+}
+
+/* The generic exits; the rest is the architecture's. */
+static enum exit_verdict handle(struct vcpu *vcpu)
+{
+	switch (vcpu->run->exit_reason) {
+	case KVM_EXIT_IO:
+		handle_io(vcpu);
+		return EXIT_RESUME;
+	case KVM_EXIT_MMIO:
+		handle_mmio(vcpu);
+		return EXIT_RESUME;
+	case KVM_EXIT_INTR:
+		return EXIT_RESUME; /* a signal; the stop state says whether to go on */
+	case KVM_EXIT_HLT:
+		/* Only seen without an in-kernel LAPIC: nothing can wake us. */
+		observe_access(vcpu, ET_REC_HLT, 0, NULL, 0, false, false);
+		vm_request_stop(vcpu->vm, VM_STOP_HALTED, EXIT_STATUS_GUEST_CRASH);
+		return EXIT_STOP;
+	case KVM_EXIT_SHUTDOWN:
+		observe_access(vcpu, ET_REC_SHUTDOWN, 0, NULL, 0, false, false);
+		return vcpu_crash(vcpu, "triple fault (KVM_EXIT_SHUTDOWN)");
+	case KVM_EXIT_FAIL_ENTRY:
+		return vcpu_crash(vcpu, "VM entry failed (KVM_EXIT_FAIL_ENTRY)");
+	case KVM_EXIT_SYSTEM_EVENT:
+		return handle_system_event(vcpu);
+	default: {
+		enum exit_verdict v = arch_handle_exit(vcpu);
+
+		return v == EXIT_UNKNOWN ? vcpu_crash(vcpu, "unexpected exit") : v;
+	}
+	}
+}
+
+enum exit_verdict vcpu_dispatch_exit(struct vcpu *vcpu)
+{
+	enum exit_verdict v = handle(vcpu);
+
+	/* A device, a breakpoint handler or a signal may have asked for the
+	 * end while the exit was handled. */
+	if (v == EXIT_RESUME && vm_stop_reason(vcpu->vm) != VM_STOP_NONE)
+		return EXIT_STOP;
+	return v;
+}
+
+int vcpu_run(struct vcpu *vcpu)
+{
+	enum exit_verdict v = EXIT_RESUME;
+
+	while (v == EXIT_RESUME && vm_stop_reason(vcpu->vm) == VM_STOP_NONE) {
+		if (vcpu->sync_regs)
+			vcpu->run->kvm_valid_regs = KVM_SYNC_X86_REGS | KVM_SYNC_X86_SREGS;
+		vcpu->regs_synced = false;
+		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
+			if (errno == EINTR || errno == EAGAIN) {
+				vcpu->run->immediate_exit = 0;
+				continue;
+			}
+			et_error_errno("KVM_RUN failed");
+			v = EXIT_FATAL;
+			break;
+		}
+		vcpu->nr_exits++;
+		vcpu->regs_synced = vcpu->sync_regs;
+		v = vcpu_dispatch_exit(vcpu);
+	}
+	if (v != EXIT_FATAL)
+		return 0;
+	vm_request_stop(vcpu->vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
+	return -1;
+}
