@@ -21,6 +21,7 @@
 #include <zlib.h>
 
 #include "arch/x86/page_walk.h"
+#include "arch/x86/site_verify.h"
 #include "earlytrace/abi.h"
 #include "vmm/boot/boot.h"
 #include "vmm/check/expect.h"
@@ -38,8 +39,8 @@
 #include "vmm/trace/trace_file.h"
 #include "vmm/trace/tracer.h"
 #include "vmm/trace/tramp_mode.h"
-#include "vmm/trace/tramp_region.h"
-#include "vmm/trace/trampolines.h"
+#include "trampolines/region.h"
+#include "trampolines/placement.h"
 
 /* Larger announced kernels are skipped, not decompressed: the VMM accepts
  * up to BZ_MAX_KERNEL_SIZE (1 GiB), which is memory a fuzzer cannot spend
@@ -418,9 +419,17 @@ static void vmm_free(struct fuzz_vmm *v)
 	free(v->m);
 }
 
+static size_t vmm_stop_capture(void *ctx, const char *how)
+{
+	return tracer_stop_capture(ctx, how);
+}
+
+/* The tracer's parts as tracer_attach() wires them, minus the sites. */
 static int vmm_init(struct fuzz_vmm *v, size_t low, size_t high, size_t buf_events,
 		    enum overflow_policy policy)
 {
+	struct tracer *t = &v->t;
+
 	memset(v, 0, sizeof(*v));
 	if (ram_init(&v->ram, low, high, true))
 		return -1;
@@ -435,15 +444,23 @@ static int vmm_init(struct fuzz_vmm *v, size_t low, size_t high, size_t buf_even
 	v->m->vcpu.vm = &v->m->vm;
 	v->m->vcpu.fd = -1;
 	v->o.output = "/dev/null";
-	v->t.m = v->m;
-	v->t.o = &v->o;
-	v->t.tsc_khz = 1000000;
-	v->t.capturing = true;
-	if (host_buffer_init(&v->t.buf, buf_events, policy) ||
-	    trace_writer_open(&v->t.out, "/dev/null", NULL)) {
+	t->m = v->m;
+	t->o = &v->o;
+	t->capturing = true;
+	if (recorder_init(&t->rec, &v->m->vcpu, buf_events, policy, 0) ||
+	    flight_recorder_init(&t->fr, 16, v->m, &t->graph, 1000000) ||
+	    trace_writer_open(&t->rec.out, "/dev/null", NULL)) {
 		vmm_free(v);
 		return -1;
 	}
+	t->rec.tsc_khz = 1000000;
+	t->rec.tap = flight_recorder_add;
+	t->rec.tap_ctx = &t->fr;
+	t->tramp.patches = &t->patches;
+	t->tramp.rec = &t->rec;
+	t->tramp.gm = &v->m->vm.mem;
+	t->graph.gm = &v->m->vm.mem;
+	t->graph.rec = &t->rec;
 	return 0;
 }
 
@@ -468,8 +485,9 @@ int fuzz_hypercall(const uint8_t *data, size_t size)
 	if (vmm_init(&v, FUZZ_VMM_RAM_LOW, FUZZ_VMM_RAM_HIGH, buf_events,
 		     flags & 1 ? OVERFLOW_OVERWRITE : OVERFLOW_STOP))
 		return -1;
-	v.o.max_events = flags & 2 ? in_le(&in, 2) : 0;
-	if (handoff_attach(&v.t)) {
+	v.t.rec.max_events = flags & 2 ? in_le(&in, 2) : 0;
+	if (handoff_attach(&v.t.handoff, &v.m->vm, &v.m->vcpu, &v.m->symbols, NULL, &v.t.rec,
+			   &v.t.fr, &v.t.tramp.tramp, vmm_stop_capture, &v.t)) {
 		vmm_free(&v);
 		return -1;
 	}
@@ -547,16 +565,15 @@ int fuzz_hypercall(const uint8_t *data, size_t size)
 					.flags = ET_REC_SRC_BREAKPOINT,
 				};
 
-				tracer_record(&v.t, &ev);
+				recorder_record(&v.t.rec, &ev);
 			}
 			break;
 		}
 		}
 	}
 	/* The end of the run, as tracer_finish() does it. */
-	if (v.t.capturing)
-		tracer_stop_capture(&v.t, NULL);
-	handoff_collect_guest_ring(&v.t);
+	tracer_stop_capture(&v.t, NULL);
+	handoff_collect_guest_ring(&v.t.handoff);
 	vmm_free(&v);
 	return 0;
 }
@@ -577,9 +594,9 @@ enum {
 static uint64_t td_ret(const struct site_patches *sp, uint8_t k, struct input *in)
 {
 	if (sp->nr && k < 0xf0)
-		return sp->sites[k % sp->nr].vaddr + SITE_LEN;
+		return sp->sites[k % sp->nr].vaddr + X86_SITE_LEN;
 	if (sp->nr && k < 0xf8)
-		return sp->sites[k % sp->nr].paddr + SITE_LEN; /* before paging */
+		return sp->sites[k % sp->nr].paddr + X86_SITE_LEN; /* before paging */
 	return in_le(in, 8);
 }
 
@@ -592,7 +609,7 @@ static int compare_site_paddr(const void *a, const void *b)
 
 int fuzz_tramp_drain(const uint8_t *data, size_t size)
 {
-	static const uint8_t nop5[SITE_LEN] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+	const uint8_t *nop5 = x86_nop5;
 	struct input in = { data, size };
 	struct fuzz_vmm v;
 	struct tramp_region region = { .desc = "fuzz region" };
@@ -608,10 +625,10 @@ int fuzz_tramp_drain(const uint8_t *data, size_t size)
 		     flags & 4 ? OVERFLOW_OVERWRITE : OVERFLOW_STOP))
 		return -1;
 	gm = &v.m->vm.mem;
-	tr = &v.t.tramp;
+	tr = &v.t.tramp.tramp;
 	sp = &v.t.patches;
-	v.o.oneshot = flags & 2;
-	v.o.max_events = in_le(&in, 2);
+	v.o.oneshot = v.t.tramp.oneshot = flags & 2;
+	v.t.rec.max_events = in_le(&in, 2);
 	batch_events = in_le(&in, 2);
 	region.paddr = in_le(&in, 4) % FUZZ_VMM_RAM_LOW;
 	region.size = in_le(&in, 4) % FUZZ_VMM_RAM_LOW;
@@ -634,11 +651,9 @@ int fuzz_tramp_drain(const uint8_t *data, size_t size)
 
 		s->paddr = in_le(&in, 4) % FUZZ_VMM_RAM_LOW;
 		s->vaddr = odd & 1 ? in_le(&in, 8) : s->paddr + virt_offset;
-		memcpy(s->orig, nop5, SITE_LEN);
-		memcpy(s->patch, nop5, SITE_LEN);
-		s->patch[0] = 0xcc;
-		s->kind = PATCH_INT3;
-		ram_write(gm, s->paddr, nop5, SITE_LEN);
+		memcpy(s->orig, nop5, X86_SITE_LEN);
+		site_patch_set_int3(s);
+		ram_write(gm, s->paddr, nop5, X86_SITE_LEN);
 	}
 	qsort(sp->sites, sp->nr, sizeof(*sp->sites), compare_site_paddr);
 
@@ -649,7 +664,7 @@ int fuzz_tramp_drain(const uint8_t *data, size_t size)
 		return -1;
 	}
 	for (size_t i = 0; i < sp->nr; i++)
-		trampolines_route(tr, &sp->sites[i], v.o.oneshot, gm);
+		tramp_route_site(tr, &sp->sites[i], v.o.oneshot, gm);
 	trampolines_batch_reset(tr, gm, tr->capacity);
 	site_patches_arm(sp, gm);
 
@@ -705,14 +720,13 @@ int fuzz_tramp_drain(const uint8_t *data, size_t size)
 			break;
 		}
 		default:
-			tramp_mode_drain(&v.t);
+			tramp_mode_drain(&v.t.tramp);
 			break;
 		}
 	}
 	/* The handoff or the end of the run: a last drain, sites restored,
 	 * trampolines removed. */
-	if (v.t.capturing)
-		tracer_stop_capture(&v.t, NULL);
+	tracer_stop_capture(&v.t, NULL);
 	vmm_free(&v);
 	return 0;
 }

@@ -2,7 +2,7 @@
 /*
  * x86-64 trampoline templates. The VMM copies the bytes between
  * et_tramp64_start and et_tramp64_end into guest memory (the code, then on
- * the next page the 64-byte batch header; see vmm/trace/trampolines.c),
+ * the next page the 64-byte batch header; see trampolines/placement.c),
  * puts the records after them, and turns every
  * selected fentry site into `call et_tramp64_record`. The code is
  * position-independent: it finds the header rip-relatively, so the same

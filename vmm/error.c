@@ -54,3 +54,19 @@ void et_clear_error(void)
 {
 	last_error[0] = '\0';
 }
+
+void et_print_error(void)
+{
+	fprintf(stderr, "earlytrace: %s\n", et_last_error());
+}
+
+void et_warn(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "earlytrace: %s\n", msg);
+}

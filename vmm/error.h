@@ -23,6 +23,16 @@ int et_error_prefix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *et_last_error(void);
 void et_clear_error(void);
 
+/*
+ * Who prints (docs/architecture.md): library code never prints an error,
+ * it records it and returns -1; the command prints it once with
+ * et_print_error(). What the user must hear while a run goes on (a
+ * fallback taken, sites left alone, a guest doing something odd) goes
+ * through et_warn(). Both write one "earlytrace: " line to stderr.
+ */
+void et_print_error(void);
+void et_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #ifdef __cplusplus
 }
 #endif

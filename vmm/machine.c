@@ -129,7 +129,7 @@ static char *effective_cmdline(const struct machine *m, const struct cpu_model *
 		return NULL;
 	}
 	if (added && added[0])
-		fprintf(stderr, "earlytrace: added '%s' to the kernel command line: CPU model %s: %s\n",
+		et_warn("added '%s' to the kernel command line: CPU model %s: %s",
 			added, model->name, model->linux_params_reason);
 	free(added);
 	return cmdline;
@@ -206,22 +206,22 @@ static int exit_status_for(struct machine *m, double timeout_s)
 	/* A panic is the root cause however the guest ended after it
 	 * (panic=-1 reboots, panic=0 hangs until --timeout). */
 	if (m->guest_panicked) {
-		fprintf(stderr, "earlytrace: the guest kernel panicked (%s after it)\n",
+		et_warn("the guest kernel panicked (%s after it)",
 			vm_stop_reason_name(reason));
 		return EXIT_STATUS_GUEST_PANIC;
 	}
 
 	switch (reason) {
 	case VM_STOP_TIMEOUT:
-		fprintf(stderr, "earlytrace: guest still running after %g s (--timeout)\n",
+		et_warn("guest still running after %g s (--timeout)",
 			timeout_s);
 		break;
 	case VM_STOP_SIGNAL:
-		fprintf(stderr, "earlytrace: stopped by signal %d\n",
+		et_warn("stopped by signal %d",
 			status - EXIT_STATUS_SIGNAL_BASE);
 		break;
 	case VM_STOP_HALTED:
-		fprintf(stderr, "earlytrace: guest halted with nothing to wake it\n");
+		et_warn("guest halted with nothing to wake it");
 		break;
 	default:
 		break;
@@ -273,9 +273,9 @@ int machine_run(struct machine *m)
 		if (ok)
 			status = exit_status_for(m, m->opts->timeout_s);
 		else
-			fprintf(stderr, "earlytrace: %s\n", et_last_error());
+			et_print_error();
 	} else {
-		fprintf(stderr, "earlytrace: %s\n", et_last_error());
+		et_print_error();
 	}
 	atomic_store(&m->running, false);
 	remove_signals();

@@ -86,7 +86,7 @@ static const struct cpu_model models[] = {
 
 bool cpu_host_is_amd(void)
 {
-	unsigned eax, ebx, ecx, edx;
+	unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
 
 	return __get_cpuid(0, &eax, &ebx, &ecx, &edx) && ebx == 0x68747541 /* "Auth" */ &&
 	       edx == 0x69746e65 /* "enti" */ && ecx == 0x444d4163 /* "cAMD" */;

@@ -23,7 +23,7 @@ static enum exit_verdict handle_msr(struct vcpu *vcpu)
 	return EXIT_RESUME;
 }
 
-enum exit_verdict arch_handle_exit(struct vcpu *vcpu)
+enum exit_verdict arch_handle_exit(struct vcpu *vcpu, const char **why)
 {
 	switch (vcpu->run->exit_reason) {
 	case KVM_EXIT_X86_RDMSR:
@@ -32,11 +32,13 @@ enum exit_verdict arch_handle_exit(struct vcpu *vcpu)
 	case KVM_EXIT_INTERNAL_ERROR:
 		if (emulation_fallback(vcpu))
 			return EXIT_RESUME;
-		return vcpu_crash(vcpu, "KVM internal error (KVM_EXIT_INTERNAL_ERROR)");
+		*why = "KVM internal error (KVM_EXIT_INTERNAL_ERROR)";
+		return EXIT_CRASH;
 	case KVM_EXIT_DEBUG:
 		if (guest_debug_handle_exit(vcpu))
 			return EXIT_RESUME;
-		return vcpu_crash(vcpu, "unexpected debug exit (KVM_EXIT_DEBUG)");
+		*why = "unexpected debug exit (KVM_EXIT_DEBUG)";
+		return EXIT_CRASH;
 	default:
 		return EXIT_UNKNOWN;
 	}

@@ -9,18 +9,20 @@
  *    the emulation fallback, else a crash;
  *  - KVM_EXIT_DEBUG: the VMM's breakpoints (vmm/kvm/guest_debug.h), else
  *    a crash.
+ * The run loop reports a crash (arch/x86/crash_report.h).
  */
 #ifndef ARCH_X86_EXIT_H
 #define ARCH_X86_EXIT_H
 
-#include "vmm/kvm/run_loop.h"
+#include "vmm/kvm/vcpu.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* EXIT_UNKNOWN for an exit reason x86 does not handle either. */
-enum exit_verdict arch_handle_exit(struct vcpu *vcpu);
+/* EXIT_RESUME; EXIT_CRASH with *why set when the guest cannot go on; or
+ * EXIT_UNKNOWN for an exit reason x86 does not handle either. */
+enum exit_verdict arch_handle_exit(struct vcpu *vcpu, const char **why);
 
 #ifdef __cplusplus
 }

@@ -164,3 +164,12 @@ int x86_read_virt(const struct guest_mem *gm, const struct x86_paging *pg, uint6
 	}
 	return 0;
 }
+
+int x86_read_stack_top(const struct guest_mem *gm, const struct kvm_regs *r,
+		       const struct kvm_sregs *s, uint64_t *value)
+{
+	struct x86_paging pg = x86_paging_from_sregs(s);
+
+	*value = 0;
+	return x86_read_virt(gm, &pg, x86_stack_pointer(s, r), value, x86_word_bytes(s));
+}

@@ -57,6 +57,12 @@ int x86_translate(const struct guest_mem *gm, const struct x86_paging *pg, uint6
 int x86_read_virt(const struct guest_mem *gm, const struct x86_paging *pg, uint64_t va,
 		  void *buf, size_t len);
 
+/* The word (4 or 8 bytes, as the code runs) at the top of the guest's
+ * stack: the return address when rip is at a function's first
+ * instruction. 0, or -1 when the stack is not mapped. */
+int x86_read_stack_top(const struct guest_mem *gm, const struct kvm_regs *r,
+		       const struct kvm_sregs *s, uint64_t *value);
+
 #ifdef __cplusplus
 }
 #endif

@@ -14,12 +14,11 @@
 #include <stdint.h>
 
 #include "arch/x86/disasm.h"
+#include "arch/x86/insn.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define X86_SITE_LEN 5
 
 enum x86_site_bytes {
 	X86_SITE_NOP5,		/* 0f 1f 44 00 00 */

@@ -15,7 +15,7 @@
 #include "tests/fixtures.h"
 #include "vmm/symbols/symbols.h"
 #include "vmm/trace/trace_file.h"
-#include "vmm/trace/tramp_region.h"
+#include "trampolines/region.h"
 
 namespace {
 

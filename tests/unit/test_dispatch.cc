@@ -11,8 +11,11 @@
 
 #include "arch/x86/cpu_mode.h"
 #include "arch/x86/insn.h"
+#include "tests/fixtures.h"
 #include "tests/shim/earlytrace_shim.h"
 #include "vmm/kvm/run_loop.h"
+#include "vmm/trace/handoff.h"
+#include "vmm/trace/recorder.h"
 
 namespace {
 
@@ -338,4 +341,69 @@ TEST_F(Dispatch, ExitReasonNobodyKnowsIsACrash)
 	EXPECT_EQ(vcpu_dispatch_exit(&vcpu), EXIT_STOP);
 	EXPECT_EQ(stop(), VM_STOP_GUEST_CRASH);
 	EXPECT_STREQ(vcpu.crash_reason, "unexpected exit");
+}
+
+namespace {
+
+size_t no_capture(void *, const char *)
+{
+	return 0;
+}
+
+} // namespace
+
+TEST_F(Dispatch, HypercallReachesTheHandoffAndMarksTheTrace)
+{
+	TempDir dir;
+	const std::string path = dir.file("t.trace");
+	struct recorder rec;
+	struct handoff h;
+	const char text[] = "hello from the guest";
+	const uint64_t text_gpa = 0x3000, block_gpa = 0x2000;
+	struct et_hypercall hc = {};
+	uint32_t addr = (uint32_t)block_gpa;
+
+	ASSERT_EQ(recorder_init(&rec, &vcpu, 64, OVERFLOW_STOP, 0), 0);
+	ASSERT_EQ(trace_writer_open(&rec.out, path.c_str(), nullptr), 0) << et_last_error();
+	ASSERT_EQ(handoff_attach(&h, &vm, &vcpu, nullptr, nullptr, &rec, nullptr, nullptr,
+				 no_capture, nullptr),
+		  0)
+		<< et_last_error();
+	hc.abi_version = ET_ABI_VERSION;
+	hc.nr = ET_HC_MARK;
+	hc.arg0 = text_gpa;
+	hc.result = 12345;
+	ASSERT_EQ(guest_mem_write(&vm.mem, text_gpa, text, sizeof(text)), 0);
+	ASSERT_EQ(guest_mem_write(&vm.mem, block_gpa, &hc, sizeof(hc)), 0);
+
+	io_exit(ET_PORT_HYPERCALL, true, 4, 1, &addr);
+	EXPECT_EQ(vcpu_dispatch_exit(&vcpu), EXIT_RESUME);
+	ASSERT_EQ(guest_mem_read(&vm.mem, block_gpa, &hc, sizeof(hc)), 0);
+	EXPECT_EQ(hc.result, 0) << "the VMM answers in the block";
+	EXPECT_EQ(h.hypercalls, 1u);
+	EXPECT_EQ(h.bad_hypercalls, 0u);
+	ASSERT_EQ(seen.exits.size(), 1u);
+	EXPECT_EQ(seen.exits[0].addr, (uint64_t)ET_PORT_HYPERCALL);
+
+	// A block outside guest RAM is refused and counted, never followed.
+	addr = 0xfff00000u;
+	io_exit(ET_PORT_HYPERCALL, true, 4, 1, &addr);
+	EXPECT_EQ(vcpu_dispatch_exit(&vcpu), EXIT_RESUME);
+	EXPECT_EQ(h.bad_hypercalls, 1u);
+
+	ASSERT_EQ(trace_writer_close(rec.out, 0, 0, "test"), 0);
+	rec.out = nullptr;
+	struct trace_reader *r;
+	ASSERT_EQ(trace_reader_open(&r, path.c_str()), 0) << et_last_error();
+	size_t nr;
+	const struct trace_note *notes = trace_reader_notes(r, &nr);
+	std::vector<std::string> marks;
+	for (size_t i = 0; i < nr; i++)
+		if (notes[i].type == TRACE_REC_MARK)
+			marks.push_back(notes[i].text);
+	trace_reader_close(r);
+	ASSERT_EQ(marks.size(), 2u);
+	EXPECT_EQ(marks[0], text);
+	EXPECT_NE(marks[1].find("hypercall refused"), std::string::npos) << marks[1];
+	recorder_free(&rec);
 }

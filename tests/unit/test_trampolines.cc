@@ -18,8 +18,9 @@
 #include "vmm/sites/sites.h"
 #include "vmm/symbols/symbols.h"
 #include "vmm/trace/site_patch.h"
-#include "vmm/trace/tramp_region.h"
-#include "vmm/trace/trampolines.h"
+#include "vmm/trace/tramp_mode.h"
+#include "trampolines/region.h"
+#include "trampolines/placement.h"
 
 namespace {
 
@@ -221,7 +222,7 @@ TEST_F(TrampolineLayout, PlansInstallsAndRoutes)
 	EXPECT_EQ(memcmp(guest_mem_ptr(&mem, tr.base, t->header), t->bytes, t->header), 0);
 
 	struct patched_site s = site(0x100000);
-	ASSERT_TRUE(trampolines_route(&tr, &s, false, &mem));
+	ASSERT_TRUE(tramp_route_site(&tr, &s, false, &mem));
 	EXPECT_EQ(s.kind, PATCH_CALL);
 	EXPECT_EQ(s.patch[0], 0xe8);
 	EXPECT_EQ(s.vaddr + 5 + (int64_t)rel32(s), region.vaddr + t->record_entry);
@@ -230,7 +231,7 @@ TEST_F(TrampolineLayout, PlansInstallsAndRoutes)
 	// reached by the same rel32 in every phase.
 	struct patched_site odd = site(0x100000);
 	odd.vaddr += 0x1000;
-	EXPECT_FALSE(trampolines_route(&tr, &odd, false, &mem));
+	EXPECT_FALSE(tramp_route_site(&tr, &odd, false, &mem));
 	EXPECT_EQ(odd.kind, PATCH_INT3);
 }
 
@@ -241,9 +242,9 @@ TEST_F(TrampolineLayout, OneshotSlotsCallTheOneshotEntryAndKeepTheOriginalBytes)
 	struct patched_site a = site(0x100000), b = site(0x100040), c = site(0x100080);
 	b.orig[4] = 0x42; // distinguishable bytes
 
-	ASSERT_TRUE(trampolines_route(&tr, &a, true, &mem));
-	ASSERT_TRUE(trampolines_route(&tr, &b, true, &mem));
-	EXPECT_FALSE(trampolines_route(&tr, &c, true, &mem)) << "only two slots";
+	ASSERT_TRUE(tramp_route_site(&tr, &a, true, &mem));
+	ASSERT_TRUE(tramp_route_site(&tr, &b, true, &mem));
+	EXPECT_FALSE(tramp_route_site(&tr, &c, true, &mem)) << "only two slots";
 
 	uint64_t slot = b.vaddr + 5 + (int64_t)rel32(b) - tr.virt_offset;
 	EXPECT_EQ(slot, tr.slots_paddr + TRAMP_SLOT_BYTES);

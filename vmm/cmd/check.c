@@ -164,7 +164,7 @@ int cmd_check(int argc, char **argv)
 
 	et_clear_error();
 	if (cli_parse_check(argc, argv, &opts)) {
-		fprintf(stderr, "earlytrace: %s\n", et_last_error());
+		et_print_error();
 		return EXIT_STATUS_ERROR;
 	}
 	if (opts.help) {
@@ -172,14 +172,14 @@ int cmd_check(int argc, char **argv)
 		return 0;
 	}
 	if (expect_parse_file(&l, opts.expect)) {
-		fprintf(stderr, "earlytrace: %s\n", et_last_error());
+		et_print_error();
 		return EXIT_STATUS_ERROR;
 	}
 	if (opts.output) {
 		out = fopen(opts.output, "w");
 		if (!out) {
 			et_error_errno("cannot create %s", opts.output);
-			fprintf(stderr, "earlytrace: %s\n", et_last_error());
+			et_print_error();
 			expect_list_free(&l);
 			return EXIT_STATUS_ERROR;
 		}
@@ -190,7 +190,7 @@ int cmd_check(int argc, char **argv)
 		status = EXIT_STATUS_ERROR;
 	}
 	if (status == EXIT_STATUS_ERROR)
-		fprintf(stderr, "earlytrace: %s\n", et_last_error());
+		et_print_error();
 	expect_list_free(&l);
 	return status;
 }

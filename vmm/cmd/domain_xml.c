@@ -138,7 +138,7 @@ int cmd_domain_xml(int argc, char **argv)
 	status = 0;
 out:
 	if (status)
-		fprintf(stderr, "earlytrace: %s\n", et_last_error());
+		et_print_error();
 	free(xml);
 	libvirt_plugin_notes_free(&notes);
 	libvirt_plugin_domain_free(&domain);

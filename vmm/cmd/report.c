@@ -82,7 +82,7 @@ int cmd_report(int argc, char **argv)
 	int ret;
 
 	if (cli_parse_report(argc, argv, &opts)) {
-		fprintf(stderr, "earlytrace: %s\n", et_last_error());
+		et_print_error();
 		return EXIT_STATUS_ERROR;
 	}
 	if (opts.help) {
@@ -90,14 +90,14 @@ int cmd_report(int argc, char **argv)
 		return 0;
 	}
 	if (trace_reader_open(&r, opts.trace_file)) {
-		fprintf(stderr, "earlytrace: %s\n", et_last_error());
+		et_print_error();
 		return EXIT_STATUS_ERROR;
 	}
 	if (opts.output) {
 		out = fopen(opts.output, "w");
 		if (!out) {
 			et_error_errno("cannot create %s", opts.output);
-			fprintf(stderr, "earlytrace: %s\n", et_last_error());
+			et_print_error();
 			trace_reader_close(r);
 			return EXIT_STATUS_ERROR;
 		}
@@ -111,7 +111,7 @@ int cmd_report(int argc, char **argv)
 			opts.trace_file, (unsigned long long)in->nr_events);
 	trace_reader_close(r);
 	if (ret) {
-		fprintf(stderr, "earlytrace: %s\n", et_last_error());
+		et_print_error();
 		return EXIT_STATUS_ERROR;
 	}
 	return 0;

@@ -37,7 +37,7 @@ int cmd_run(int argc, char **argv)
 
 	et_clear_error();
 	if (cli_parse_run(argc, argv, &opts)) {
-		fprintf(stderr, "earlytrace: %s\n", et_last_error());
+		et_print_error();
 		return EXIT_STATUS_ERROR;
 	}
 	if (opts.help) {
@@ -50,7 +50,7 @@ int cmd_run(int argc, char **argv)
 	}
 	if (libvirt_plugin_domain_load(&domain, &opts) || machine_create(&machine, &opts) ||
 	    machine_release_image(&machine)) {
-		fprintf(stderr, "earlytrace: %s\n", et_last_error());
+		et_print_error();
 		libvirt_plugin_domain_free(&domain);
 		return EXIT_STATUS_ERROR;
 	}

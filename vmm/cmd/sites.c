@@ -185,7 +185,7 @@ int cmd_sites(int argc, char **argv)
 	int ret = 0;
 
 	if (cli_parse_sites(argc, argv, &o)) {
-		fprintf(stderr, "earlytrace: %s\n", et_last_error());
+		et_print_error();
 		return EXIT_STATUS_ERROR;
 	}
 	if (o.help) {
@@ -202,7 +202,7 @@ int cmd_sites(int argc, char **argv)
 	if (!ret)
 		ret = list_sites(&o, &filter);
 	if (ret)
-		fprintf(stderr, "earlytrace: %s\n", et_last_error());
+		et_print_error();
 	site_filter_free(&filter);
 	sites_options_free(&o);
 	return ret ? EXIT_STATUS_ERROR : 0;

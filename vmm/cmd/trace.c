@@ -330,11 +330,11 @@ int cmd_trace(int argc, char **argv)
 	static struct tracer tracer;
 	struct trace_options opts;
 	int status = EXIT_STATUS_ERROR;
-	bool ran = false;
+	bool ran = false, finished;
 
 	et_clear_error();
 	if (cli_parse_trace(argc, argv, &opts)) {
-		fprintf(stderr, "earlytrace: %s\n", et_last_error());
+		et_print_error();
 		trace_options_free(&opts);
 		return EXIT_STATUS_ERROR;
 	}
@@ -344,7 +344,7 @@ int cmd_trace(int argc, char **argv)
 		return 0;
 	}
 	if (trace_prepare(&opts)) {
-		fprintf(stderr, "earlytrace: %s\n", et_last_error());
+		et_print_error();
 		trace_cleanup(&opts);
 		return EXIT_STATUS_ERROR;
 	}
@@ -361,19 +361,21 @@ int cmd_trace(int argc, char **argv)
 		opts.output = tmp_path;
 	}
 	if (machine_create(&machine, &opts.run)) {
-		fprintf(stderr, "earlytrace: %s\n", et_last_error());
+		et_print_error();
 		if (opts.output == tmp_path)
 			unlink(tmp_path);
 		trace_cleanup(&opts);
 		return EXIT_STATUS_ERROR;
 	}
 	if (tracer_attach(&tracer, &machine, &opts)) {
-		fprintf(stderr, "earlytrace: %s\n", et_last_error());
+		et_print_error();
 	} else {
 		status = machine_run(&machine);
 		ran = true;
-		if (tracer_finish(&tracer)) {
-			fprintf(stderr, "earlytrace: %s\n", et_last_error());
+		finished = tracer_finish(&tracer) == 0;
+		tracer_print_summary(&tracer, stderr);
+		if (!finished) {
+			et_print_error();
 			if (status == 0)
 				status = EXIT_STATUS_ERROR;
 		}
@@ -385,7 +387,7 @@ int cmd_trace(int argc, char **argv)
 	if (opts.output == tmp_path && opts.expect) {
 		unlink(tmp_path); /* the KTAP report stands in for the printed trace */
 	} else if (opts.output == tmp_path && print_and_remove(tmp_path)) {
-		fprintf(stderr, "earlytrace: %s\n", et_last_error());
+		et_print_error();
 		if (status == 0)
 			status = EXIT_STATUS_ERROR;
 	}

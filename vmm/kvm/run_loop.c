@@ -10,12 +10,6 @@
 #include "arch/x86/exit.h"
 #include "vmm/error.h"
 
-void vcpu_observe_exit(struct vcpu *vcpu, const struct et_exit *x)
-{
-	if (vcpu->observe_exit)
-		vcpu->observe_exit(vcpu->observe_exit_ctx, vcpu, x);
-}
-
 /* An access a device (or nobody) handled. */
 static void observe_access(struct vcpu *vcpu, uint16_t kind, uint64_t addr, const uint8_t *data,
 			   uint32_t size, bool is_write, bool unclaimed)
@@ -36,7 +30,8 @@ static void observe_access(struct vcpu *vcpu, uint16_t kind, uint64_t addr, cons
 	vcpu_observe_exit(vcpu, &x);
 }
 
-enum exit_verdict vcpu_crash(struct vcpu *vcpu, const char *what)
+/* The guest crashed: the crash report, and the end of the run. */
+static enum exit_verdict crash(struct vcpu *vcpu, const char *what)
 {
 	vcpu->crash_reason = what;
 	crash_report(vcpu, what, stderr);
@@ -56,7 +51,7 @@ static void handle_io(struct vcpu *vcpu)
 					    run->io.size, is_write);
 
 		if (!claimed && vcpu->debug_io)
-			fprintf(stderr, "earlytrace: unclaimed port %s 0x%04x size %u\n",
+			et_warn("unclaimed port %s 0x%04x size %u",
 				is_write ? "write" : "read", run->io.port, run->io.size);
 		observe_access(vcpu, ET_REC_PIO, run->io.port, data, run->io.size, is_write,
 			       !claimed);
@@ -71,7 +66,7 @@ static void handle_mmio(struct vcpu *vcpu)
 				    run->mmio.data, len, run->mmio.is_write);
 
 	if (!claimed && vcpu->debug_io)
-		fprintf(stderr, "earlytrace: unclaimed MMIO %s 0x%llx size %u\n",
+		et_warn("unclaimed MMIO %s 0x%llx size %u",
 			run->mmio.is_write ? "write" : "read",
 			(unsigned long long)run->mmio.phys_addr, len);
 	observe_access(vcpu, ET_REC_MMIO, run->mmio.phys_addr, run->mmio.data, len,
@@ -88,7 +83,7 @@ static enum exit_verdict handle_system_event(struct vcpu *vcpu)
 		vm_request_stop(vcpu->vm, VM_STOP_POWER_OFF, 0);
 		return EXIT_STOP;
 	default:
-		return vcpu_crash(vcpu, "system event (crash)");
+		return crash(vcpu, "system event (crash)");
 	}
 }
 
@@ -111,15 +106,16 @@ static enum exit_verdict handle(struct vcpu *vcpu)
 		return EXIT_STOP;
 	case KVM_EXIT_SHUTDOWN:
 		observe_access(vcpu, ET_REC_SHUTDOWN, 0, NULL, 0, false, false);
-		return vcpu_crash(vcpu, "triple fault (KVM_EXIT_SHUTDOWN)");
+		return crash(vcpu, "triple fault (KVM_EXIT_SHUTDOWN)");
 	case KVM_EXIT_FAIL_ENTRY:
-		return vcpu_crash(vcpu, "VM entry failed (KVM_EXIT_FAIL_ENTRY)");
+		return crash(vcpu, "VM entry failed (KVM_EXIT_FAIL_ENTRY)");
 	case KVM_EXIT_SYSTEM_EVENT:
 		return handle_system_event(vcpu);
 	default: {
-		enum exit_verdict v = arch_handle_exit(vcpu);
+		const char *why = "unexpected exit";
+		enum exit_verdict v = arch_handle_exit(vcpu, &why);
 
-		return v == EXIT_UNKNOWN ? vcpu_crash(vcpu, "unexpected exit") : v;
+		return v == EXIT_CRASH || v == EXIT_UNKNOWN ? crash(vcpu, why) : v;
 	}
 	}
 }

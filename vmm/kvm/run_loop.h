@@ -14,14 +14,6 @@
 extern "C" {
 #endif
 
-/* What handling one exit came to. */
-enum exit_verdict {
-	EXIT_RESUME = 0, /* handled: run the guest on */
-	EXIT_STOP,	 /* the VM's stop state is set: the run ends */
-	EXIT_FATAL,	 /* the VMM cannot go on; et_last_error() says why */
-	EXIT_UNKNOWN,	 /* (arch hook) an exit this architecture does not know */
-};
-
 /*
  * Handles the exit described by vcpu->run (vcpu->regs_synced says whether
  * run->s.regs holds its registers). Tests feed it exits they made up.
@@ -36,11 +28,6 @@ enum exit_verdict vcpu_dispatch_exit(struct vcpu *vcpu);
  * VM with VM_STOP_GUEST_CRASH.
  */
 int vcpu_run(struct vcpu *vcpu);
-
-/* For exit handlers. Tells the exit observer, if any, what an exit did. */
-void vcpu_observe_exit(struct vcpu *vcpu, const struct et_exit *x);
-/* The guest crashed: prints the crash report and stops the VM. */
-enum exit_verdict vcpu_crash(struct vcpu *vcpu, const char *what);
 
 #ifdef __cplusplus
 }

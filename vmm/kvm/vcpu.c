@@ -95,6 +95,12 @@ int vcpu_set_boot_state(struct vcpu *vcpu, const struct kvm_regs *regs,
 	return 0;
 }
 
+void vcpu_observe_exit(struct vcpu *vcpu, const struct et_exit *x)
+{
+	if (vcpu->observe_exit)
+		vcpu->observe_exit(vcpu->observe_exit_ctx, vcpu, x);
+}
+
 void vcpu_kick(struct vcpu *vcpu)
 {
 	if (vcpu->run)

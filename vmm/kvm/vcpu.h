@@ -24,6 +24,15 @@ extern "C" {
 
 struct vcpu;
 
+/* What handling one exit came to (vmm/kvm/run_loop.h). */
+enum exit_verdict {
+	EXIT_RESUME = 0, /* handled: run the guest on */
+	EXIT_STOP,	 /* the VM's stop state is set: the run ends */
+	EXIT_FATAL,	 /* the VMM cannot go on; et_last_error() says why */
+	EXIT_CRASH,	 /* (arch hook) the guest is dead: the loop reports it */
+	EXIT_UNKNOWN,	 /* (arch hook) an exit this architecture does not know */
+};
+
 /* Turns a guest address into "symbol+0xoff" for reports; may be NULL. */
 typedef const char *(*vcpu_symbolize_fn)(void *ctx, uint64_t addr, char *buf, size_t len);
 
@@ -92,6 +101,9 @@ int vcpu_inject_exception(struct vcpu *vcpu, unsigned vector, bool has_error_cod
 
 /* Whether the vCPU sits in HLT waiting for an interrupt. */
 bool vcpu_is_halted(struct vcpu *vcpu);
+
+/* Tells the exit observer, if any, what an exit did. */
+void vcpu_observe_exit(struct vcpu *vcpu, const struct et_exit *x);
 
 /* Makes a KVM_RUN in progress (or the next one) return at once; safe in a
  * signal handler. */

@@ -145,7 +145,7 @@ int report_csv(struct trace_reader *r, FILE *out)
 			ob_str(ob, ",,");
 		ob_char(ob, ',');
 		if (is_exit)
-			field(ob, "", report_exit_text(e, text, sizeof(text)));
+			field(ob, "", event_exit_text(e, text, sizeof(text)));
 		else if (et_rec_kind(e) == ET_REC_RET)
 			ob_str(ob, "return");
 		ob_char(ob, '\n');

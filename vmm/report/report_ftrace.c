@@ -145,7 +145,7 @@ static void exit_line(struct ftrace_state *st, struct name_cache *tab,
 
 	context(st, et_rec_cpu(e), "d....", e->tsc);
 	ob_str(st->ob, "vm_exit: ");
-	ob_str(st->ob, report_exit_text(e, text, sizeof(text)));
+	ob_str(st->ob, event_exit_text(e, text, sizeof(text)));
 	ob_str(st->ob, " in ");
 	ob_str(st->ob, report_symbol_offset(tab, e->ip, where, sizeof(where)));
 	ob_char(st->ob, '\n');

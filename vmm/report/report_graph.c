@@ -179,7 +179,7 @@ static void exit_line(struct graph_state *st, const struct et_ring_record *e)
 {
 	char text[192], where[192], line[400];
 
-	snprintf(line, sizeof(line), "%s in %s", report_exit_text(e, text, sizeof(text)),
+	snprintf(line, sizeof(line), "%s in %s", event_exit_text(e, text, sizeof(text)),
 		 report_symbol_offset(st->names, e->ip, where, sizeof(where)));
 	comment(st, et_rec_cpu(e), "vm_exit: ", line);
 }

@@ -168,12 +168,12 @@ static void exit_event(struct json_state *st, const struct et_ring_record *e)
 
 	sep(st);
 	ob_str(ob, "{\"name\":");
-	ob_json_str(ob, report_exit_text(e, text, sizeof(text)));
+	ob_json_str(ob, event_exit_text(e, text, sizeof(text)));
 	ob_str(ob, ",\"cat\":\"exit\",\"ph\":\"i\",\"s\":\"t\",");
 	ts(st, e->tsc);
 	thread(st, x.cpu);
 	ob_str(ob, ",\"args\":{\"kind\":\"");
-	ob_str(ob, report_exit_kind_name(x.kind));
+	ob_str(ob, event_exit_kind_name(x.kind));
 	ob_str(ob, "\",\"address\":\"");
 	ob_hex(ob, x.addr);
 	ob_str(ob, "\",\"value\":\"");

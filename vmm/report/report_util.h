@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "vmm/trace/event_text.h"
 #include "vmm/trace/trace_file.h"
 
 struct outbuf {
@@ -81,11 +82,6 @@ static inline const char *name_cache_lookup(struct name_cache *c, uint64_t ip)
 
 const char *report_source_name(unsigned source);
 
-/* An exit event in words, e.g. "pio write port 0x3f8 size 1 value 0x41",
- * "msr read 0xc0000080 (efer) value 0xd01", "shutdown (triple fault)". */
-const char *report_exit_text(const struct et_ring_record *e, char *buf, size_t len);
-/* The short name of an exit's kind: "pio", "mmio", "msr", ... */
-const char *report_exit_kind_name(unsigned kind);
 /* "name+0xoff" (just "name" at offset 0), or "0x..." with no symbol. */
 const char *report_symbol_offset(struct name_cache *c, uint64_t ip, char *buf, size_t len);
 

@@ -8,22 +8,23 @@
 #include <string.h>
 #include <time.h>
 
-#include "arch/x86/boot_cpu.h"
-#include "arch/x86/page_walk.h"
 #include "arch/x86/crash_report.h"
+#include "arch/x86/page_walk.h"
 #include "vmm/error.h"
-#include "vmm/report/report_util.h"
-#include "vmm/trace/tracer.h"
-#include "vmm/trace/tramp_mode.h"
+#include "vmm/trace/event_text.h"
 
 /* Events kept for the parent-link search, whatever --tail prints. */
 #define FR_SEARCH_EVENTS 4096
 #define FR_MAX_FRAMES 32
 #define FR_POLL_NS 20000000L /* the watchdog looks every 20 ms */
 
-int flight_recorder_init(struct flight_recorder *fr, size_t tail)
+int flight_recorder_init(struct flight_recorder *fr, size_t tail, struct machine *m,
+			 const struct graph *graph, uint64_t tsc_khz)
 {
 	memset(fr, 0, sizeof(*fr));
+	fr->m = m;
+	fr->graph = graph;
+	fr->tsc_khz = tsc_khz;
 	fr->print = tail;
 	fr->tail_cap = tail > FR_SEARCH_EVENTS ? tail : FR_SEARCH_EVENTS;
 	fr->guest_cap = fr->tail_cap;
@@ -93,8 +94,9 @@ static void note_call(struct flight_recorder *fr, const struct et_ring_record *e
 	*c = (struct fr_last_call){ ev->ip, ev->parent_ip, ev->tsc };
 }
 
-void flight_recorder_add(struct flight_recorder *fr, const struct et_ring_record *ev)
+void flight_recorder_add(void *ctx, const struct et_ring_record *ev)
 {
+	struct flight_recorder *fr = ctx;
 	uint64_t seq = atomic_load_explicit(&fr->seen, memory_order_relaxed);
 
 	if (!fr->tail)
@@ -146,8 +148,7 @@ static double now_s(void)
 
 static void *watchdog_main(void *arg)
 {
-	struct tracer *t = arg;
-	struct flight_recorder *fr = &t->fr;
+	struct flight_recorder *fr = arg;
 	uint64_t last = progress(fr);
 	double since = now_s();
 	const struct timespec poll = { 0, FR_POLL_NS };
@@ -162,17 +163,16 @@ static void *watchdog_main(void *arg)
 			since = now_s();
 		} else if (now_s() - since >= fr->hang_timeout_s) {
 			atomic_store(&fr->hung, true);
-			vm_request_stop(&t->m->vm, VM_STOP_HANG, EXIT_STATUS_TIMEOUT);
-			machine_kick(t->m);
+			vm_request_stop(&fr->m->vm, VM_STOP_HANG, EXIT_STATUS_TIMEOUT);
+			machine_kick(fr->m);
 			break;
 		}
 	}
 	return NULL;
 }
 
-int flight_recorder_start(struct tracer *t, double hang_timeout_s)
+int flight_recorder_start(struct flight_recorder *fr, double hang_timeout_s)
 {
-	struct flight_recorder *fr = &t->fr;
 	sigset_t all, old;
 	int err;
 
@@ -182,7 +182,7 @@ int flight_recorder_start(struct tracer *t, double hang_timeout_s)
 	/* The VMM's signals are for the vCPU thread, never this one. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(&fr->watchdog, NULL, watchdog_main, t);
+	err = pthread_create(&fr->watchdog, NULL, watchdog_main, fr);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err) {
 		errno = err;
@@ -204,10 +204,10 @@ void flight_recorder_stop(struct flight_recorder *fr)
 /* ---- the report ------------------------------------------------------ */
 
 /* "name+0xoff", "name" at its start, "0x..." without a symbol. */
-static const char *sym(struct tracer *t, uint64_t addr, char *buf, size_t len)
+static const char *sym(struct flight_recorder *fr, uint64_t addr, char *buf, size_t len)
 {
 	uint64_t off;
-	const struct symbol *s = symtab_lookup(&t->m->symbols.tab, addr, &off);
+	const struct symbol *s = symtab_lookup(&fr->m->symbols.tab, addr, &off);
 
 	if (!s)
 		snprintf(buf, len, "0x%" PRIx64, addr);
@@ -219,14 +219,15 @@ static const char *sym(struct tracer *t, uint64_t addr, char *buf, size_t len)
 }
 
 /* "12.345 us" between two TSCs (cycles when the frequency is unknown). */
-static const char *ago(struct tracer *t, uint64_t then, uint64_t now, char *buf, size_t len)
+static const char *ago(struct flight_recorder *fr, uint64_t then, uint64_t now, char *buf,
+		       size_t len)
 {
 	uint64_t d = now > then ? now - then : 0;
 
-	if (!t->tsc_khz)
+	if (!fr->tsc_khz)
 		snprintf(buf, len, "%" PRIu64 " cycles", d);
 	else {
-		uint64_t ns = (uint64_t)((unsigned __int128)d * 1000000u / t->tsc_khz);
+		uint64_t ns = (uint64_t)((unsigned __int128)d * 1000000u / fr->tsc_khz);
 
 		snprintf(buf, len, "%" PRIu64 ".%03" PRIu64 " us", ns / 1000, ns % 1000);
 	}
@@ -263,43 +264,43 @@ static struct et_ring_record *newest_events(struct flight_recorder *fr, size_t *
 	return all;
 }
 
-static void print_event(struct tracer *t, const struct et_ring_record *e, uint64_t last_tsc,
-			FILE *out)
+static void print_event(struct flight_recorder *fr, const struct et_ring_record *e,
+			uint64_t last_tsc, FILE *out)
 {
 	char when[48], minus[52], a[192], b[192];
 
-	snprintf(minus, sizeof(minus), "-%s", ago(t, e->tsc, last_tsc, when, sizeof(when)));
+	snprintf(minus, sizeof(minus), "-%s", ago(fr, e->tsc, last_tsc, when, sizeof(when)));
 	fprintf(out, "    %15s [%03u] ", minus, et_rec_cpu(e));
 	if (et_rec_is_exit(e))
-		fprintf(out, "exit   %s in %s\n", report_exit_text(e, a, sizeof(a)),
-			sym(t, e->ip, b, sizeof(b)));
+		fprintf(out, "exit   %s in %s\n", event_exit_text(e, a, sizeof(a)),
+			sym(fr, e->ip, b, sizeof(b)));
 	else if (et_rec_kind(e) == ET_REC_RET)
-		fprintf(out, "return %s to %s\n", sym(t, e->ip, a, sizeof(a)),
-			sym(t, e->parent_ip, b, sizeof(b)));
+		fprintf(out, "return %s to %s\n", sym(fr, e->ip, a, sizeof(a)),
+			sym(fr, e->parent_ip, b, sizeof(b)));
 	else
-		fprintf(out, "call   %s <-%s\n", sym(t, e->ip, a, sizeof(a)),
-			e->parent_ip ? sym(t, e->parent_ip, b, sizeof(b)) : "?");
+		fprintf(out, "call   %s <-%s\n", sym(fr, e->ip, a, sizeof(a)),
+			e->parent_ip ? sym(fr, e->parent_ip, b, sizeof(b)) : "?");
 }
 
-static void print_tail(struct tracer *t, const struct et_ring_record *all, size_t n, FILE *out)
+static void print_tail(struct flight_recorder *fr, const struct et_ring_record *all, size_t n,
+		       FILE *out)
 {
-	size_t first = n > t->fr.print ? n - t->fr.print : 0;
+	size_t first = n > fr->print ? n - fr->print : 0;
 
 	if (!n) {
 		fprintf(out, "  no events recorded\n");
 		return;
 	}
 	fprintf(out, "  last %zu of %" PRIu64 " events, oldest first (time before the last):\n",
-		n - first, atomic_load(&t->fr.seen) + t->fr.guest_seen);
+		n - first, atomic_load(&fr->seen) + fr->guest_seen);
 	for (size_t i = first; i < n; i++)
-		print_event(t, &all[i], all[n - 1].tsc, out);
+		print_event(fr, &all[i], all[n - 1].tsc, out);
 }
 
 /* The newest call of the function at entry, before `before` (a TSC). */
-static bool newest_call(struct tracer *t, const struct et_ring_record *all, size_t n,
+static bool newest_call(struct flight_recorder *fr, const struct et_ring_record *all, size_t n,
 			uint64_t entry, uint64_t before, struct fr_last_call *c)
 {
-	struct flight_recorder *fr = &t->fr;
 	const struct fr_last_call *m;
 
 	for (size_t i = n; i-- > 0;)
@@ -317,18 +318,14 @@ static bool newest_call(struct tracer *t, const struct et_ring_record *all, size
 
 /* The word at the stack pointer: a return address when rip is at a
  * function's first instruction. */
-static bool return_address_at_sp(struct tracer *t, const struct kvm_regs *r,
+static bool return_address_at_sp(struct flight_recorder *fr, const struct kvm_regs *r,
 				 const struct kvm_sregs *s, uint64_t *ret)
 {
-	struct x86_paging pg = x86_paging_from_sregs(s);
-	bool long_mode = x86_is_64bit_code(s);
-
-	*ret = 0;
-	return x86_read_virt(&t->m->vm.mem, &pg, s->ss.base + r->rsp, ret, long_mode ? 8 : 4) == 0;
+	return x86_read_stack_top(&fr->m->vm.mem, r, s, ret) == 0;
 }
 
-static void stack_from_parent_links(struct tracer *t, const struct et_ring_record *all, size_t n,
-				    const struct kvm_regs *r, const struct kvm_sregs *s,
+static void stack_from_parent_links(struct flight_recorder *fr, const struct et_ring_record *all,
+				    size_t n, const struct kvm_regs *r, const struct kvm_sregs *s,
 				    uint64_t now, FILE *out)
 {
 	uint64_t pc = r->rip, before = UINT64_MAX, off;
@@ -336,24 +333,24 @@ static void stack_from_parent_links(struct tracer *t, const struct et_ring_recor
 
 	fprintf(out, "  call stack from the trace's parent links (newest call of each function; "
 		     "innermost first):\n");
-	fprintf(out, "    #0  %-40s rip\n", sym(t, pc, a, sizeof(a)));
+	fprintf(out, "    #0  %-40s rip\n", sym(fr, pc, a, sizeof(a)));
 	for (unsigned depth = 1; depth < FR_MAX_FRAMES; depth++) {
-		const struct symbol *f = symtab_lookup(&t->m->symbols.tab, pc, &off);
+		const struct symbol *f = symtab_lookup(&fr->m->symbols.tab, pc, &off);
 		struct fr_last_call c;
 
 		if (!f) {
 			fprintf(out, "        (no symbol covers 0x%" PRIx64 ": the chain ends)\n", pc);
 			return;
 		}
-		if (!newest_call(t, all, n, f->addr, before, &c)) {
+		if (!newest_call(fr, all, n, f->addr, before, &c)) {
 			uint64_t ret;
 
 			/* At a function's entry its caller's return address is
 			 * on top of the stack, traced or not. */
-			if (depth == 1 && off == 0 && return_address_at_sp(t, r, s, &ret) && ret) {
+			if (depth == 1 && off == 0 && return_address_at_sp(fr, r, s, &ret) && ret) {
 				fprintf(out, "    #%-2u %-40s the return address at rsp (rip is at %s's "
 					     "entry)\n",
-					depth, sym(t, ret, a, sizeof(a)), f->name);
+					depth, sym(fr, ret, a, sizeof(a)), f->name);
 				pc = ret;
 				continue;
 			}
@@ -363,8 +360,8 @@ static void stack_from_parent_links(struct tracer *t, const struct et_ring_recor
 			return;
 		}
 		fprintf(out, "    #%-2u %-40s called %s %s before the end\n", depth,
-			sym(t, c.parent_ip, a, sizeof(a)), sym(t, c.ip, b, sizeof(b)),
-			ago(t, c.tsc, now, when, sizeof(when)));
+			sym(fr, c.parent_ip, a, sizeof(a)), sym(fr, c.ip, b, sizeof(b)),
+			ago(fr, c.tsc, now, when, sizeof(when)));
 		if (!c.parent_ip)
 			return;
 		pc = c.parent_ip;
@@ -372,24 +369,26 @@ static void stack_from_parent_links(struct tracer *t, const struct et_ring_recor
 	}
 }
 
-static void stack_from_graph(struct tracer *t, const struct kvm_regs *r, uint64_t now, FILE *out)
+static void stack_from_graph(struct flight_recorder *fr, const struct kvm_regs *r, uint64_t now,
+			     FILE *out)
 {
-	const struct graph *g = &t->graph;
+	const struct graph *g = fr->graph;
 	char a[192], b[192], when[48];
 
 	fprintf(out, "  call stack from --graph's return frames (exact; innermost first):\n");
-	fprintf(out, "    #0  %-40s rip\n", sym(t, r->rip, a, sizeof(a)));
+	fprintf(out, "    #0  %-40s rip\n", sym(fr, r->rip, a, sizeof(a)));
 	for (size_t i = g->nr; i-- > 0;)
 		fprintf(out, "    #%-2zu %-40s called %s %s before the end\n", g->nr - i,
-			sym(t, g->frames[i].ret, a, sizeof(a)), sym(t, g->frames[i].func, b, sizeof(b)),
-			ago(t, g->frames[i].call_tsc, now, when, sizeof(when)));
+			sym(fr, g->frames[i].ret, a, sizeof(a)), sym(fr, g->frames[i].func, b, sizeof(b)),
+			ago(fr, g->frames[i].call_tsc, now, when, sizeof(when)));
 	if (!g->nr)
 		fprintf(out, "        (no traced function is running)\n");
 }
 
-void flight_recorder_report(struct tracer *t, const char *why, bool registers, FILE *out)
+void flight_recorder_report(struct flight_recorder *fr, const char *why, bool registers,
+			    FILE *out)
 {
-	struct vcpu *vcpu = &t->m->vcpu;
+	struct vcpu *vcpu = &fr->m->vcpu;
 	struct kvm_regs r;
 	struct kvm_sregs s;
 	struct et_ring_record *all;
@@ -402,55 +401,50 @@ void flight_recorder_report(struct tracer *t, const char *why, bool registers, F
 			fprintf(out, "  the vCPU is halted (HLT), waiting for an interrupt\n");
 		crash_report_state(vcpu, out);
 	}
-	all = newest_events(&t->fr, &n);
-	print_tail(t, all, n, out);
-	now = n ? all[n - 1].tsc : tracer_guest_tsc(vcpu);
+	all = newest_events(fr, &n);
+	print_tail(fr, all, n, out);
+	now = n ? all[n - 1].tsc : vcpu_guest_tsc(vcpu);
 	if (vcpu_get_regs(vcpu, &r, &s) < 0)
 		fprintf(out, "  call stack: registers unavailable\n");
-	else if (t->graph.enabled && !t->graph.stale)
-		stack_from_graph(t, &r, now, out);
+	else if (fr->graph && fr->graph->enabled && !fr->graph->stale)
+		stack_from_graph(fr, &r, now, out);
 	else
-		stack_from_parent_links(t, all, n, &r, &s, now, out);
+		stack_from_parent_links(fr, all, n, &r, &s, now, out);
 	free(all);
 	fflush(out);
 }
 
-void flight_recorder_on_panic(struct tracer *t, struct vcpu *vcpu)
+void flight_recorder_on_panic(struct flight_recorder *fr, struct vcpu *vcpu, char *text,
+			      size_t len)
 {
-	char text[256], where[192];
+	char where[192];
 	struct kvm_regs r;
 	struct kvm_sregs s;
 	uint64_t ret = 0;
 
-	/* Calls still in the trampoline batch come before panic(). */
-	if (t->capturing)
-		tramp_mode_drain(t);
 	if (vcpu_get_regs(vcpu, &r, &s) == 0)
-		return_address_at_sp(t, &r, &s, &ret);
-	snprintf(text, sizeof(text), "guest panic: panic() called from %s",
-		 ret ? sym(t, ret, where, sizeof(where)) : "?");
-	trace_writer_mark(t->out, tracer_guest_tsc(vcpu), text);
-	flight_recorder_report(t, text, true, stderr);
-	snprintf(t->fr.end, sizeof(t->fr.end), "%s", text);
+		return_address_at_sp(fr, &r, &s, &ret);
+	snprintf(text, len, "guest panic: panic() called from %s",
+		 ret ? sym(fr, ret, where, sizeof(where)) : "?");
+	flight_recorder_report(fr, text, true, stderr);
+	snprintf(fr->end, sizeof(fr->end), "%s", text);
 }
 
-void flight_recorder_finish(struct tracer *t)
+void flight_recorder_finish(struct flight_recorder *fr)
 {
-	struct flight_recorder *fr = &t->fr;
-	enum vm_stop_reason reason = vm_stop_reason(&t->m->vm);
+	enum vm_stop_reason reason = vm_stop_reason(&fr->m->vm);
+	const char *crash = fr->m->vcpu.crash_reason;
 	char why[192];
 
 	if (reason == VM_STOP_GUEST_CRASH) {
-		snprintf(why, sizeof(why), "guest crash: %s",
-			 t->m->vcpu.crash_reason ? t->m->vcpu.crash_reason : "?");
+		snprintf(why, sizeof(why), "guest crash: %s", crash ? crash : "?");
 		/* The crash report above has the registers already. */
-		flight_recorder_report(t, why, false, stderr);
+		flight_recorder_report(fr, why, false, stderr);
 	} else if (reason == VM_STOP_HANG) {
 		snprintf(why, sizeof(why), "hang: no new event for %g s (--hang-timeout)",
 			 fr->hang_timeout_s);
-		flight_recorder_report(t, why, true, stderr);
-	} else {
-		/* A panic was reported when it happened; say how it ended. */
+		flight_recorder_report(fr, why, true, stderr);
+	} else {		/* A panic was reported when it happened; say how it ended. */
 		if (fr->end[0]) {
 			size_t len = strlen(fr->end);
 

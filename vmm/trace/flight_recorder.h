@@ -26,9 +26,8 @@
 #include <stdio.h>
 
 #include "earlytrace/abi.h"
-
-struct tracer;
-struct vcpu;
+#include "vmm/machine.h"
+#include "vmm/trace/graph.h"
 
 /* Per function, its newest call (for the parent-link stack). */
 struct fr_last_call {
@@ -59,14 +58,20 @@ struct flight_recorder {
 	const volatile uint64_t *_Atomic counters[2];
 
 	char end[192]; /* what ended the run, for END; "" when nothing special */
+
+	struct machine *m;	   /* symbols, the vCPU, the stop state */
+	const struct graph *graph; /* --graph's return frames: the exact stack */
+	uint64_t tsc_khz;	   /* to say "12.3 us before the end"; 0: cycles */
 };
 
 /* tail: events to print (--tail). 0, or -1 with an error. */
-int flight_recorder_init(struct flight_recorder *fr, size_t tail);
+int flight_recorder_init(struct flight_recorder *fr, size_t tail, struct machine *m,
+			 const struct graph *graph, uint64_t tsc_khz);
 void flight_recorder_free(struct flight_recorder *fr);
 
-/* Every event the VMM records, kept or dropped. */
-void flight_recorder_add(struct flight_recorder *fr, const struct et_ring_record *ev);
+/* Every event the VMM records, kept or dropped (a recorder tap: ctx is
+ * the flight recorder). */
+void flight_recorder_add(void *fr, const struct et_ring_record *ev);
 /* An event read from the guest's ring at the end of the run. */
 void flight_recorder_add_guest(struct flight_recorder *fr, const struct et_ring_record *ev);
 
@@ -76,19 +81,22 @@ void flight_recorder_watch(struct flight_recorder *fr, unsigned slot,
 			   const volatile uint64_t *counter);
 
 /* --hang-timeout: starts the watchdog. 0, or -1 with an error. */
-int flight_recorder_start(struct tracer *t, double hang_timeout_s);
+int flight_recorder_start(struct flight_recorder *fr, double hang_timeout_s);
 /* Stops and joins the watchdog (idempotent). */
 void flight_recorder_stop(struct flight_recorder *fr);
 
-/* The guest entered panic(): report now, the guest goes on. */
-void flight_recorder_on_panic(struct tracer *t, struct vcpu *vcpu);
+/* The guest entered panic(): report now (the guest goes on), and say in
+ * text what happened, for the trace's marker. */
+void flight_recorder_on_panic(struct flight_recorder *fr, struct vcpu *vcpu, char *text,
+			      size_t len);
 
 /* After the run, once every event is in: reports a crash or a hang and
  * sets fr->end. Nothing for runs that ended well. */
-void flight_recorder_finish(struct tracer *t);
+void flight_recorder_finish(struct flight_recorder *fr);
 
 /* The report itself: why, optionally the registers, the last events and
  * the call stack. */
-void flight_recorder_report(struct tracer *t, const char *why, bool registers, FILE *out);
+void flight_recorder_report(struct flight_recorder *fr, const char *why, bool registers,
+			    FILE *out);
 
 #endif /* VMM_TRACE_FLIGHT_RECORDER_H */

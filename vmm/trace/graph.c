@@ -6,23 +6,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch/x86/boot_cpu.h"
 #include "arch/x86/insn.h"
+#include "trampolines/region.h"
 #include "vmm/error.h"
-#include "vmm/trace/tracer.h"
-#include "vmm/trace/tramp_region.h"
+#include "vmm/trace/recorder.h"
 
-int graph_attach(struct tracer *t)
+int graph_attach(struct graph *g, bool enabled, const struct kernel_image *img,
+		 const struct symbols *syms, const struct guest_mem *gm, struct recorder *rec)
 {
-	struct graph *g = &t->graph;
 	struct tramp_region region;
 	uint8_t *p;
 
-	if (!t->o->graph)
+	memset(g, 0, sizeof(*g));
+	g->rec = rec;
+	g->gm = gm;
+	if (!enabled)
 		return 0;
-	if (tramp_region_find(&region, &t->m->kernel, &t->m->symbols))
+	if (tramp_region_find(&region, img, syms))
 		return et_error_prefix("--graph: no room for the return breakpoint");
-	p = guest_mem_ptr(&t->m->vm.mem, region.paddr, 1);
+	p = guest_mem_ptr(gm, region.paddr, 1);
 	if (!p)
 		return et_error("--graph: the region for the return breakpoint is not in guest RAM");
 	g->bp_paddr = region.paddr;
@@ -52,16 +54,16 @@ static bool push(struct graph *g, const struct graph_frame *f)
 	return true;
 }
 
-bool graph_on_call(struct tracer *t, uint64_t func, const struct kvm_regs *regs,
+bool graph_on_call(struct graph *g, uint64_t func, const struct kvm_regs *regs,
 		   const struct kvm_sregs *sregs, const struct x86_paging *pg, uint64_t tsc)
 {
-	struct graph *g = &t->graph;
-	const struct guest_mem *gm = &t->m->vm.mem;
-	bool lm = x86_is_64bit_code(sregs);
-	uint64_t mask = lm ? ~0ull : 0xffffffffu;
-	uint64_t rip = (sregs->cs.base + regs->rip) & mask;
-	uint64_t sp = (sregs->ss.base + (regs->rsp & mask)) & mask;
-	struct graph_frame f = { .func = func, .slot = sp, .call_tsc = tsc, .word = lm ? 8 : 4 };
+	const struct guest_mem *gm = g->gm;
+	uint64_t mask = x86_is_64bit_code(sregs) ? ~0ull : 0xffffffffu;
+	uint64_t rip = x86_linear(sregs, sregs->cs.base, regs->rip);
+	uint64_t sp = x86_stack_pointer(sregs, regs);
+	struct graph_frame f = {
+		.func = func, .slot = sp, .call_tsc = tsc, .word = x86_word_bytes(sregs)
+	};
 	uint64_t site_pa, bp_pa, end;
 	uint8_t *p;
 
@@ -108,62 +110,58 @@ static long frame_for(const struct graph *g, uint64_t sp)
 	return best;
 }
 
-static void record_return(struct tracer *t, const struct graph_frame *f, uint64_t tsc,
-			  uint16_t flags)
+static void record_return(struct graph *g, unsigned cpu, const struct graph_frame *f,
+			  uint64_t tsc, uint16_t flags)
 {
 	struct et_ring_record ev = {
 		.tsc = tsc,
 		.ip = f->func,
 		.parent_ip = f->ret,
-		.cpu = t->m->vcpu.id,
+		.cpu = cpu,
 		.kind = ET_REC_RET,
 		.flags = (uint16_t)(ET_REC_SRC_BREAKPOINT | flags),
 	};
 
-	tracer_record(t, &ev);
+	recorder_record(g->rec, &ev);
 }
 
-bool graph_on_return(struct tracer *t, struct vcpu *vcpu, struct kvm_regs *regs,
+bool graph_on_return(struct graph *g, struct vcpu *vcpu, struct kvm_regs *regs,
 		     const struct kvm_sregs *sregs, const struct x86_paging *pg)
 {
-	struct graph *g = &t->graph;
-	uint64_t mask = x86_is_64bit_code(sregs) ? ~0ull : 0xffffffffu;
-	uint64_t pa, sp = (sregs->ss.base + (regs->rsp & mask)) & mask, tsc;
+	uint64_t pa, sp = x86_stack_pointer(sregs, regs), tsc;
 	long k;
 
 	if (!g->installed ||
-	    x86_translate(&t->m->vm.mem, pg, (sregs->cs.base + regs->rip) & mask, &pa, NULL) ||
+	    x86_translate(g->gm, pg, x86_linear(sregs, sregs->cs.base, regs->rip), &pa, NULL) ||
 	    pa != g->bp_paddr)
 		return false;
 	k = frame_for(g, sp);
 	if (k < 0) {
 		/* Nowhere to send the guest: stop rather than guess. */
-		fprintf(stderr,
-			"earlytrace: --graph: a return reached the return breakpoint with no frame "
-			"for it (rsp 0x%" PRIx64 ", %zu frames): stopping the run\n",
+		et_warn("--graph: a return reached the return breakpoint with no frame for it "
+			"(rsp 0x%" PRIx64 ", %zu frames): stopping the run",
 			sp, g->nr);
-		vm_request_stop(&t->m->vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
+		vm_request_stop(vcpu->vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
 		return true;
 	}
-	tsc = tracer_guest_tsc(vcpu);
+	tsc = recorder_now(g->rec);
 	/* Frames above the one returning were left without a return (a
 	 * longjmp, a stack switch): they end here too. */
 	while (g->nr > (size_t)k + 1) {
 		g->nr--;
 		g->unwound++;
-		record_return(t, &g->frames[g->nr], tsc, ET_REC_F_UNWOUND);
+		record_return(g, vcpu->id, &g->frames[g->nr], tsc, ET_REC_F_UNWOUND);
 	}
 	g->nr--;
 	g->returns++;
-	record_return(t, &g->frames[g->nr], tsc, 0);
+	record_return(g, vcpu->id, &g->frames[g->nr], tsc, 0);
 	regs->rip = g->frames[g->nr].ret;
 	return true;
 }
 
-void graph_detach(struct tracer *t, bool handoff)
+void graph_detach(struct graph *g, bool handoff)
 {
-	struct graph *g = &t->graph;
-	const struct guest_mem *gm = &t->m->vm.mem;
+	const struct guest_mem *gm = g->gm;
 	uint8_t *p;
 
 	if (!g->installed)

@@ -29,8 +29,10 @@
 #include <stdint.h>
 
 #include "arch/x86/page_walk.h"
+#include "vmm/loader/kernel_image.h"
+#include "vmm/symbols/symbols.h"
 
-struct tracer;
+struct recorder;
 struct vcpu;
 
 struct graph_frame {
@@ -47,6 +49,8 @@ struct graph_frame {
 
 struct graph {
 	bool enabled;
+	struct recorder *rec;	/* returns are recorded here */
+	const struct guest_mem *gm;
 	uint64_t bp_paddr;   /* the return breakpoint's int3 */
 	uint64_t bp_virt_offset; /* its region's vaddr - paddr */
 	uint8_t saved;	     /* the byte the int3 replaced */
@@ -60,24 +64,26 @@ struct graph {
 	uint64_t restored, not_restored; /* frames handed back at the end of capture */
 };
 
-/* With --graph: places the return breakpoint. 0, or -1 with an error. */
-int graph_attach(struct tracer *t);
+/* Places the return breakpoint in the kernel's trampoline region (no-op
+ * unless enabled). 0, or -1 with an error. */
+int graph_attach(struct graph *g, bool enabled, const struct kernel_image *img,
+		 const struct symbols *syms, const struct guest_mem *gm, struct recorder *rec);
 
 /* At a traced call's int3 (rip at the site): swaps the return address.
  * True when the return will be recorded (flag the call so). */
-bool graph_on_call(struct tracer *t, uint64_t func, const struct kvm_regs *regs,
+bool graph_on_call(struct graph *g, uint64_t func, const struct kvm_regs *regs,
 		   const struct kvm_sregs *sregs, const struct x86_paging *pg, uint64_t tsc);
 
 /* At an int3 that is no site: true when it was the return breakpoint
  * (the return is recorded and regs point the guest at the real return
  * address; the caller sets them). */
-bool graph_on_return(struct tracer *t, struct vcpu *vcpu, struct kvm_regs *regs,
+bool graph_on_return(struct graph *g, struct vcpu *vcpu, struct kvm_regs *regs,
 		     const struct kvm_sregs *sregs, const struct x86_paging *pg);
 
 /* Capture stops: every frame gets its real return address back, the
  * region its byte. The frames are kept for the flight recorder unless
  * this is a handoff (the guest runs on; they go stale). */
-void graph_detach(struct tracer *t, bool handoff);
+void graph_detach(struct graph *g, bool handoff);
 
 void graph_free(struct graph *g);
 

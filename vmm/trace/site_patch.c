@@ -14,9 +14,9 @@ static int compare_paddr(const void *a, const void *b)
 	return x->paddr < y->paddr ? -1 : x->paddr > y->paddr;
 }
 
-static void set_int3(struct patched_site *s)
+void site_patch_set_int3(struct patched_site *s)
 {
-	memcpy(s->patch, s->orig, SITE_LEN);
+	memcpy(s->patch, s->orig, X86_SITE_LEN);
 	s->patch[0] = X86_OPCODE_INT3;
 	s->kind = PATCH_INT3;
 }
@@ -40,13 +40,13 @@ int site_patches_init(struct site_patches *sp, const struct site_table *tab,
 		if (!s->selected || s->reject != SITE_OK)
 			continue;
 		/* Verified sites lie in the image's initialized bytes. */
-		bytes = kernel_image_vaddr_bytes(img, s->vaddr, SITE_LEN, NULL, NULL);
+		bytes = kernel_image_vaddr_bytes(img, s->vaddr, X86_SITE_LEN, NULL, NULL);
 		if (!bytes)
 			continue;
 		p = &sp->sites[sp->nr++];
 		*p = (struct patched_site){ .paddr = s->paddr, .vaddr = s->vaddr };
-		memcpy(p->orig, bytes, SITE_LEN);
-		set_int3(p);
+		memcpy(p->orig, bytes, X86_SITE_LEN);
+		site_patch_set_int3(p);
 	}
 	qsort(sp->sites, sp->nr, sizeof(*sp->sites), compare_paddr);
 	return 0;
@@ -60,13 +60,8 @@ void site_patches_free(struct site_patches *sp)
 
 bool site_patch_set_call(struct patched_site *s, uint64_t target)
 {
-	int64_t rel = (int64_t)(target - (s->vaddr + SITE_LEN));
-	int32_t rel32 = (int32_t)rel;
-
-	if (rel != rel32)
+	if (!x86_encode_call_rel32(s->patch, s->vaddr, target))
 		return false;
-	s->patch[0] = X86_OPCODE_CALL_REL32;
-	memcpy(&s->patch[1], &rel32, sizeof(rel32)); /* little-endian guest and host */
 	s->kind = PATCH_CALL;
 	return true;
 }
@@ -75,13 +70,13 @@ void site_patches_arm(struct site_patches *sp, const struct guest_mem *gm)
 {
 	for (size_t i = 0; i < sp->nr; i++) {
 		struct patched_site *s = &sp->sites[i];
-		uint8_t *code = guest_mem_ptr(gm, s->paddr, SITE_LEN);
+		uint8_t *code = guest_mem_ptr(gm, s->paddr, X86_SITE_LEN);
 
-		if (!code || memcmp(code, s->orig, SITE_LEN)) {
+		if (!code || memcmp(code, s->orig, X86_SITE_LEN)) {
 			sp->refused++;
 			continue;
 		}
-		memcpy(code, s->patch, SITE_LEN);
+		memcpy(code, s->patch, X86_SITE_LEN);
 		s->armed = true;
 		sp->armed++;
 		if (s->kind == PATCH_INT3)
@@ -122,10 +117,10 @@ void site_patches_disarm(struct site_patches *sp, struct patched_site *s,
 	if (!s->armed)
 		return;
 	site_patches_forget(sp, s);
-	code = guest_mem_ptr(gm, s->paddr, SITE_LEN);
-	if (code && !memcmp(code, s->patch, SITE_LEN))
-		memcpy(code, s->orig, SITE_LEN);
-	else if (!code || memcmp(code, s->orig, SITE_LEN))
+	code = guest_mem_ptr(gm, s->paddr, X86_SITE_LEN);
+	if (code && !memcmp(code, s->patch, X86_SITE_LEN))
+		memcpy(code, s->orig, X86_SITE_LEN);
+	else if (!code || memcmp(code, s->orig, X86_SITE_LEN))
 		sp->modified_by_guest++;
 }
 

@@ -7,7 +7,7 @@
  *                call is a VM exit (vmm/trace/tracer.c records it);
  *   call rel32   trampoline mode: `call <trampoline>` over the whole site;
  *                the trampoline records the call in guest memory
- *                (vmm/trace/trampolines.c).
+ *                (trampolines/).
  * ftrace's rule holds in both directions: a site is patched only if its
  * bytes are what the kernel image says, and restored only if our patch is
  * still there (or the site's own bytes are back: a oneshot trampoline
@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arch/x86/insn.h"
 #include "vmm/kvm/guest_mem.h"
 #include "vmm/loader/kernel_image.h"
 #include "vmm/sites/sites.h"
@@ -28,15 +29,13 @@
 extern "C" {
 #endif
 
-#define SITE_LEN 5 /* every site is one 5-byte instruction */
-
 enum patch_kind { PATCH_INT3, PATCH_CALL };
 
 struct patched_site {
 	uint64_t paddr;	  /* where the patch goes */
 	uint64_t vaddr;	  /* the site as the kernel runs it */
-	uint8_t orig[SITE_LEN];	 /* the image's bytes */
-	uint8_t patch[SITE_LEN]; /* what we write over them */
+	uint8_t orig[X86_SITE_LEN];	 /* the image's bytes */
+	uint8_t patch[X86_SITE_LEN]; /* what we write over them */
 	enum patch_kind kind;
 	bool armed;	  /* our patch is in guest memory */
 	uint64_t hits;
@@ -56,6 +55,9 @@ struct site_patches {
 int site_patches_init(struct site_patches *sp, const struct site_table *tab,
 		      const struct kernel_image *img);
 void site_patches_free(struct site_patches *sp);
+
+/* Makes s an int3 patch again (how every site starts). */
+void site_patch_set_int3(struct patched_site *s);
 
 /* Makes s a `call target` (both virtual, as the site runs). False if the
  * target is out of rel32 reach; s keeps its int3 patch then. */

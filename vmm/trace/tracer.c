@@ -5,79 +5,23 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "arch/x86/boot_cpu.h"
 #include "arch/x86/fentry_check.h"
 #include "arch/x86/page_walk.h"
 #include "vmm/error.h"
-#include "vmm/trace/exit_events.h"
-#include "vmm/trace/graph.h"
-#include "vmm/trace/handoff.h"
-#include "vmm/trace/tramp_mode.h"
-
-int trace_mode_parse(const char *text, enum trace_mode *mode)
-{
-	static const char *const names[] = {
-		[TRACE_MODE_AUTO] = "auto",
-		[TRACE_MODE_INT3] = "int3",
-		[TRACE_MODE_TRAMPOLINE] = "trampoline",
-	};
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(text, names[i])) {
-			*mode = (enum trace_mode)i;
-			return 0;
-		}
-	return et_error("unknown mode '%s' (auto, int3 or trampoline)", text);
-}
-
-/* The guest's TSC now: the clock every event carries. */
-uint64_t tracer_guest_tsc(struct vcpu *vcpu)
-{
-	return vcpu_guest_tsc(vcpu);
-}
 
 static void stop_run(struct tracer *t)
 {
 	vm_request_stop(&t->m->vm, VM_STOP_TRACE_DONE, 0);
 }
 
-static const char *drop_reason(const struct tracer *t)
-{
-	return t->buf.policy == OVERFLOW_STOP ? "host buffer full (--overflow stop)"
-					      : "overwritten in the host buffer (--overflow overwrite)";
-}
-
-void tracer_record(struct tracer *t, const struct et_ring_record *ev)
-{
-	bool kept = host_buffer_add(&t->buf, ev);
-
-	flight_recorder_add(&t->fr, ev);
-	/* Stop mode streams every kept event at once, so a crash or a kill
-	 * loses nothing; a flight recorder writes its buffer at the end. */
-	if (kept && t->buf.policy == OVERFLOW_STOP)
-		trace_writer_events(t->out, ev, 1);
-	/* Drops are logged as they happen (at 1, 2, 4, 8, ... so the file
-	 * stays small), and the exact total again at the end: a file cut
-	 * short by a kill still says events were dropped, and how many at
-	 * least. */
-	else if (!kept && (t->buf.dropped & (t->buf.dropped - 1)) == 0)
-		trace_writer_drops(t->out, t->buf.dropped, ev->tsc, drop_reason(t));
-	if (t->o->max_events && t->buf.recorded >= t->o->max_events)
-		stop_run(t);
-}
-
 /* The return address the traced call pushed: at a site the function has
  * not touched its stack yet, so it is the word at the stack pointer. */
 static uint64_t parent_ip(struct tracer *t, const struct kvm_regs *regs,
-			  const struct kvm_sregs *sregs, const struct x86_paging *pg)
+			  const struct kvm_sregs *sregs)
 {
-	bool long_mode = x86_is_64bit_code(sregs);
-	uint64_t sp = x86_linear(sregs, sregs->ss.base, long_mode ? regs->rsp : (uint32_t)regs->rsp);
-	uint64_t value = 0;
+	uint64_t value;
 
-	if (x86_read_virt(&t->m->vm.mem, pg, sp, &value, long_mode ? 8 : 4))
-		return 0;
-	return value;
+	return x86_read_stack_top(&t->m->vm.mem, regs, sregs, &value) ? 0 : value;
 }
 
 /* Records one call at `site` from the vCPU's current state. */
@@ -86,32 +30,33 @@ static void record_call(struct tracer *t, struct vcpu *vcpu, struct patched_site
 			const struct x86_paging *pg)
 {
 	struct et_ring_record ev = {
-		.tsc = tracer_guest_tsc(vcpu),
+		.tsc = recorder_now(&t->rec),
 		.ip = site->vaddr,
-		.parent_ip = parent_ip(t, regs, sregs, pg),
+		.parent_ip = parent_ip(t, regs, sregs),
 		.cpu = vcpu->id,
 		.kind = ET_REC_CALL,
 		.flags = ET_REC_SRC_BREAKPOINT,
 	};
 
 	/* --graph: the return comes back through our breakpoint. */
-	if (t->graph.enabled && graph_on_call(t, site->vaddr, regs, sregs, pg, ev.tsc))
+	if (t->graph.enabled && graph_on_call(&t->graph, site->vaddr, regs, sregs, pg, ev.tsc))
 		ev.flags |= ET_REC_F_RET_TRACED;
 	site->hits++;
 	t->bp_events++;
-	tracer_record(t, &ev);
+	recorder_record(&t->rec, &ev);
 	if (t->o->oneshot)
 		site_patches_disarm(&t->patches, site, &t->m->vm.mem);
 }
 
 /* The armed site under the vCPU's rip, or NULL. */
 static struct patched_site *site_at_rip(struct tracer *t, const struct kvm_regs *regs,
-				   const struct kvm_sregs *sregs, const struct x86_paging *pg)
+					const struct kvm_sregs *sregs, const struct x86_paging *pg)
 {
 	struct patched_site *site;
 	uint64_t paddr;
 
-	if (x86_translate(&t->m->vm.mem, pg, x86_linear(sregs, sregs->cs.base, regs->rip), &paddr, NULL))
+	if (x86_translate(&t->m->vm.mem, pg, x86_linear(sregs, sregs->cs.base, regs->rip), &paddr,
+			  NULL))
 		return NULL;
 	site = site_patches_find(&t->patches, paddr);
 	return site && site->armed ? site : NULL;
@@ -130,7 +75,7 @@ static bool on_int3(void *ctx, struct vcpu *vcpu, struct kvm_regs *regs,
 	if (!t->capturing)
 		return false;
 	site = site_at_rip(t, regs, sregs, &pg);
-	if (!site && t->graph.enabled && graph_on_return(t, vcpu, regs, sregs, &pg)) {
+	if (!site && t->graph.enabled && graph_on_return(&t->graph, vcpu, regs, sregs, &pg)) {
 		if (vcpu_set_regs(vcpu, regs) < 0)
 			vm_request_stop(&t->m->vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
 		return true;
@@ -138,7 +83,7 @@ static bool on_int3(void *ctx, struct vcpu *vcpu, struct kvm_regs *regs,
 	if (!site || site->kind != PATCH_INT3)
 		return false;
 	record_call(t, vcpu, site, regs, sregs, &pg);
-	regs->rip += SITE_LEN;
+	regs->rip += X86_SITE_LEN;
 	if (vcpu_set_regs(vcpu, regs) < 0)
 		vm_request_stop(&t->m->vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
 	return true;
@@ -156,7 +101,7 @@ static void on_until(void *ctx, struct vcpu *vcpu, unsigned slot)
 
 	(void)slot;
 	if (t->capturing)
-		tramp_mode_drain(t);
+		tramp_mode_drain(&t->tramp);
 	if (t->capturing && vcpu_get_regs(vcpu, &regs, &sregs) == 0) {
 		struct x86_paging pg = x86_paging_from_sregs(&sregs);
 		struct patched_site *site = site_at_rip(t, &regs, &sregs, &pg);
@@ -167,56 +112,47 @@ static void on_until(void *ctx, struct vcpu *vcpu, unsigned slot)
 	stop_run(t);
 }
 
-/* Stops host-side capture and puts every site, and the trampoline
- * region, back as the image has them. */
-void tracer_stop_capture(struct tracer *t, const char *how)
+size_t tracer_stop_capture(struct tracer *t, const char *how)
 {
 	if (!t->capturing)
-		return;
-	tramp_mode_drain(t);
+		return t->patches.nr;
+	tramp_mode_drain(&t->tramp);
 	t->capturing = false;
-	t->handed_off = true;
 	t->handoff_how = how;
-	graph_detach(t, how != NULL);
+	graph_detach(&t->graph, how != NULL);
 	site_patches_disarm_all(&t->patches, &t->m->vm.mem);
 	flight_recorder_watch(&t->fr, 0, NULL);
-	tramp_mode_detach(t);
+	tramp_mode_detach(&t->tramp);
 	guest_debug_set_int3(&t->m->vcpu, NULL, NULL);
+	return t->patches.nr;
 }
 
+static size_t stop_capture(void *ctx, const char *how)
+{
+	return tracer_stop_capture(ctx, how);
+}
+
+/* The guest entered panic(): the calls still in the trampoline batch came
+ * before it; then the flight recorder reports and the trace marks it. */
 static void on_guest_panic(void *ctx, struct vcpu *vcpu)
 {
-	flight_recorder_on_panic(ctx, vcpu);
+	struct tracer *t = ctx;
+	char text[256];
+
+	if (t->capturing)
+		tramp_mode_drain(&t->tramp);
+	flight_recorder_on_panic(&t->fr, vcpu, text, sizeof(text));
+	recorder_mark_now(&t->rec, text);
 }
 
 /* The flight recorder: a panic hook, and a watchdog that also sees the
  * calls trampolines record without an exit. */
 static int start_flight_recorder(struct tracer *t)
 {
-	struct et_tramp_batch *b;
-
 	t->m->panic_hook = on_guest_panic;
 	t->m->panic_hook_ctx = t;
-	if (t->tramp.installed) {
-		b = guest_mem_ptr(&t->m->vm.mem, t->tramp.base + t->tramp.tpl->header, sizeof(*b));
-		if (b)
-			flight_recorder_watch(&t->fr, 0, &b->count);
-	}
-	return flight_recorder_start(t, t->o->hang_timeout_s);
-}
-
-/* A stock kernel reached the handoff symbol: its own tracer is about to
- * inspect the sites, so they must be exactly as built. */
-static void on_handoff_symbol(void *ctx, struct vcpu *vcpu, unsigned slot)
-{
-	struct tracer *t = ctx;
-	char text[160];
-
-	snprintf(text, sizeof(text), "handoff: %s reached, %zu sites restored", t->o->handoff,
-		 t->patches.nr);
-	tracer_stop_capture(t, t->o->handoff);
-	trace_writer_mark(t->out, tracer_guest_tsc(vcpu), text);
-	guest_debug_set_hw(vcpu, slot, 0, NULL, NULL);
+	flight_recorder_watch(&t->fr, 0, tramp_mode_progress(&t->tramp));
+	return flight_recorder_start(&t->fr, t->o->hang_timeout_s);
 }
 
 static const char *symbol_at(void *ctx, uint64_t addr)
@@ -249,9 +185,8 @@ static void check_call_sites(struct tracer *t)
 	for (size_t i = 0; i < t->sites.nr; i++)
 		if (t->sites.sites[i].kind == SITE_KIND_CALL)
 			t->sites.sites[i].selected = false;
-	fprintf(stderr,
-		"earlytrace: %zu call sites left alone: __fentry__ does more than return, so a "
-		"call cannot be skipped\n",
+	et_warn("%zu call sites left alone: __fentry__ does more than return, so a call cannot "
+		"be skipped",
 		calls);
 }
 
@@ -292,36 +227,27 @@ static int open_output(struct tracer *t)
 	struct trace_meta meta = {
 		.kernel_path = t->m->kernel.name,
 		.symbol_source = t->m->symbols.desc,
-		.tsc_khz = t->tsc_khz,
+		.tsc_khz = t->rec.tsc_khz,
 		.mode = mode_name(t),
 	};
 
-	if (trace_writer_open(&t->out, t->o->output, &meta) ||
-	    trace_writer_symbols(t->out, &t->m->symbols.tab))
+	if (trace_writer_open(&t->rec.out, t->o->output, &meta) ||
+	    trace_writer_symbols(t->rec.out, &t->m->symbols.tab))
 		return -1;
 	return 0;
 }
 
-static int arm_stops(struct tracer *t)
+static int arm_until(struct tracer *t)
 {
-	struct vcpu *vcpu = &t->m->vcpu;
 	uint64_t addr;
 
-	if (t->o->until) {
-		if (symbols_addr(&t->m->symbols, t->o->until, &addr))
-			return et_error("--until: no symbol '%s' in this kernel", t->o->until);
-		t->until_addr = addr;
-		/* A hardware breakpoint, not the site's int3: it still fires
-		 * after the handoff has removed the int3s. */
-		if (guest_debug_set_hw(vcpu, MACHINE_HW_BP_UNTIL, addr, on_until, t))
-			return -1;
-	}
-	/* A kernel without the handoff symbol simply keeps the breakpoints
-	 * until it hands off through guestlib, or the run ends. */
-	if (t->o->handoff && symbols_addr(&t->m->symbols, t->o->handoff, &addr) == 0 &&
-	    guest_debug_set_hw(vcpu, MACHINE_HW_BP_HANDOFF, addr, on_handoff_symbol, t))
-		return -1;
-	return 0;
+	if (!t->o->until)
+		return 0;
+	if (symbols_addr(&t->m->symbols, t->o->until, &addr))
+		return et_error("--until: no symbol '%s' in this kernel", t->o->until);
+	/* A hardware breakpoint, not the site's int3: it still fires after
+	 * the handoff has removed the int3s. */
+	return guest_debug_set_hw(&t->m->vcpu, MACHINE_HW_BP_UNTIL, addr, on_until, t);
 }
 
 int tracer_attach(struct tracer *t, struct machine *m, const struct trace_options *o)
@@ -331,12 +257,21 @@ int tracer_attach(struct tracer *t, struct machine *m, const struct trace_option
 	memset(t, 0, sizeof(*t));
 	t->m = m;
 	t->o = o;
-	t->tsc_khz = vcpu_tsc_khz(&m->vcpu);
-
-	if (host_buffer_init(&t->buf, capacity, o->overflow) ||
-	    flight_recorder_init(&t->fr, o->tail) || select_sites(t) || tramp_mode_attach(t) ||
-	    graph_attach(t) || open_output(t) || arm_stops(t) || handoff_attach(t) ||
-	    exit_events_attach(t) || guest_debug_set_int3(&m->vcpu, on_int3, t))
+	if (recorder_init(&t->rec, &m->vcpu, capacity, o->overflow, o->max_events) ||
+	    flight_recorder_init(&t->fr, o->tail, m, &t->graph, t->rec.tsc_khz))
+		return -1;
+	t->rec.tap = flight_recorder_add;
+	t->rec.tap_ctx = &t->fr;
+	if (select_sites(t) ||
+	    tramp_mode_attach(&t->tramp, o->mode, m, &t->patches, &t->rec, o->oneshot,
+			      o->batch_events) ||
+	    graph_attach(&t->graph, o->graph, &m->kernel, &m->symbols, &m->vm.mem, &t->rec) ||
+	    open_output(t) || arm_until(t) ||
+	    handoff_attach(&t->handoff, &m->vm, &m->vcpu, &m->symbols, o->handoff, &t->rec,
+			   &t->fr, &t->tramp.tramp, stop_capture, t) ||
+	    exit_events_attach(&t->exits, &m->vcpu, &t->rec, &t->tramp, o->trace_msrs,
+			       o->nr_trace_msrs, o->no_exits) ||
+	    guest_debug_set_int3(&m->vcpu, on_int3, t))
 		return -1;
 	site_patches_arm(&t->patches, &m->vm.mem);
 	t->capturing = true;
@@ -348,19 +283,6 @@ int tracer_attach(struct tracer *t, struct machine *m, const struct trace_option
 	return machine_release_image(m);
 }
 
-/* The host buffer's final word: a flight recorder's events are written
- * only now, oldest first, and the exact number of drops closes the log. */
-static void write_host_buffer(struct tracer *t)
-{
-	if (t->buf.policy == OVERFLOW_OVERWRITE)
-		for (size_t i = 0; i < t->buf.count; i++)
-			trace_writer_events(t->out, host_buffer_at(&t->buf, i), 1);
-	if (t->buf.dropped)
-		trace_writer_drops(t->out, t->buf.dropped,
-				   t->buf.count ? host_buffer_at(&t->buf, t->buf.count - 1)->tsc : 0,
-				   drop_reason(t));
-}
-
 int tracer_finish(struct tracer *t)
 {
 	char reason[128], write_error[320];
@@ -368,75 +290,80 @@ int tracer_finish(struct tracer *t)
 	int ret;
 
 	flight_recorder_stop(&t->fr);
-	if (t->capturing)
-		tracer_stop_capture(t, NULL);
-	exit_events_detach(t);
-	write_host_buffer(t);
-	handoff_collect_guest_ring(t);
+	tracer_stop_capture(t, NULL);
+	exit_events_detach(&t->exits);
+	recorder_flush(&t->rec);
+	handoff_collect_guest_ring(&t->handoff);
 	/* Every event is in: a crash or a hang gets its report now. */
-	flight_recorder_finish(t);
+	flight_recorder_finish(&t->fr);
 
-	recorded = t->buf.recorded + t->guest_events;
-	dropped = t->buf.dropped + t->guest_lost;
+	recorded = t->rec.buf.recorded + t->handoff.guest_events;
+	dropped = t->rec.buf.dropped + t->handoff.guest_lost;
 	snprintf(reason, sizeof(reason), "%s",
 		 t->fr.end[0] ? t->fr.end : vm_stop_reason_name(vm_stop_reason(&t->m->vm)));
 	/* A full disk must not pass silently: keep what the writer says. */
-	lost = trace_writer_lost(t->out);
-	snprintf(write_error, sizeof(write_error), "%s", trace_writer_error(t->out));
-	ret = trace_writer_close(t->out, recorded, dropped, reason);
-	t->out = NULL;
+	lost = trace_writer_lost(t->rec.out);
+	snprintf(write_error, sizeof(write_error), "%s", trace_writer_error(t->rec.out));
+	ret = trace_writer_close(t->rec.out, recorded, dropped, reason);
+	t->rec.out = NULL;
 	if (!ret && write_error[0])
 		ret = et_error("%s; %" PRIu64 " events were not stored (END in the file counts them)",
 			       write_error, lost);
+	return ret;
+}
 
-	fprintf(stderr,
+void tracer_print_summary(const struct tracer *t, FILE *out)
+{
+	const struct tramp_mode *tm = &t->tramp;
+	const struct graph *g = &t->graph;
+
+	fprintf(out,
 		"earlytrace: trace: %" PRIu64 " events (%" PRIu64 " by breakpoints on %zu sites, %" PRIu64
 		" by trampolines on %zu sites, %" PRIu64 " from the guest ring, %" PRIu64
 		" VM exits), %" PRIu64 " dropped%s%s, written to %s\n",
-		recorded, t->bp_events, t->patches.nr_int3, t->tramp_events, t->patches.nr_call,
-		t->guest_events, t->exit_events, dropped,
-		t->handed_off && t->handoff_how ? "; handoff: " : "",
-		t->handed_off && t->handoff_how ? t->handoff_how : "", t->o->output);
+		t->rec.buf.recorded + t->handoff.guest_events, t->bp_events, t->patches.nr_int3,
+		tm->events, t->patches.nr_call, t->handoff.guest_events, t->exits.count,
+		t->rec.buf.dropped + t->handoff.guest_lost, t->handoff_how ? "; handoff: " : "",
+		t->handoff_how ? t->handoff_how : "", t->o->output);
 	if (t->patches.nr_call)
-		fprintf(stderr,
+		fprintf(out,
 			"earlytrace: trampolines: %s, %" PRIu64 " records a batch, %" PRIu64
 			" drains (%" PRIu64 " asked for by the guest)\n",
-			t->tramp.region.desc, t->tramp.capacity, t->tramp.drains,
-			t->tramp.full_drains);
+			tm->tramp.region.desc, tm->tramp.capacity, tm->tramp.drains,
+			tm->tramp.full_drains);
 	/* Hardware-independent cost: exits per event is what modes differ in. */
-	fprintf(stderr, "earlytrace: vm exits: %" PRIu64 "\n", t->m->vcpu.nr_exits);
+	fprintf(out, "earlytrace: vm exits: %" PRIu64 "\n", t->m->vcpu.nr_exits);
 	if (t->patches.refused || t->patches.modified_by_guest)
-		fprintf(stderr,
+		fprintf(out,
 			"earlytrace: trace: %zu sites not patched (bytes differed), %zu not restored "
 			"(the guest changed them)\n",
 			t->patches.refused, t->patches.modified_by_guest);
-	if (t->tramp_unknown_ip || t->tramp_corrupt)
-		fprintf(stderr,
+	if (tm->unknown_ip || tm->corrupt)
+		fprintf(out,
 			"earlytrace: trampolines: %" PRIu64 " records named no site, %" PRIu64
 			" batches were overwritten by the guest\n",
-			t->tramp_unknown_ip, t->tramp_corrupt);
-	handoff_report(t);
-	if (t->graph.enabled)
-		fprintf(stderr,
+			tm->unknown_ip, tm->corrupt);
+	if (t->handoff.bad_hypercalls)
+		fprintf(out,
+			"earlytrace: hypercalls: %" PRIu64 ", %" PRIu64 " refused (the first: %s)\n",
+			t->handoff.hypercalls, t->handoff.bad_hypercalls, t->handoff.first_refusal);
+	if (g->enabled)
+		fprintf(out,
 			"earlytrace: graph: %" PRIu64 " returns, %" PRIu64
 			" frames handed back at the end of capture, %" PRIu64
 			" not (the guest had changed them), %" PRIu64 " unwound, %" PRIu64
 			" calls without a return\n",
-			t->graph.returns, t->graph.restored, t->graph.not_restored, t->graph.unwound,
-			t->graph.not_redirected);
-	return ret;
+			g->returns, g->restored, g->not_restored, g->unwound, g->not_redirected);
 }
 
 void tracer_free(struct tracer *t)
 {
-	exit_events_detach(t);
+	exit_events_detach(&t->exits);
 	flight_recorder_free(&t->fr);
 	graph_free(&t->graph);
-	if (t->out)
-		trace_writer_close(t->out, t->buf.recorded, t->buf.dropped, "aborted");
+	recorder_free(&t->rec);
 	site_patches_free(&t->patches);
-	trampolines_free(&t->tramp);
-	host_buffer_free(&t->buf);
+	tramp_mode_free(&t->tramp);
 	site_selection_free(&t->selection);
 	site_filter_free(&t->filter);
 	sites_free(&t->sites);

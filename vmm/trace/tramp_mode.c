@@ -1,136 +1,189 @@
 /* SPDX-License-Identifier: MIT */
 #include "vmm/trace/tramp_mode.h"
 
-#include <inttypes.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "vmm/error.h"
-#include "vmm/trace/tracer.h"
+#include "vmm/machine.h"
+
+int trace_mode_parse(const char *text, enum trace_mode *mode)
+{
+	static const char *const names[] = {
+		[TRACE_MODE_AUTO] = "auto",
+		[TRACE_MODE_INT3] = "int3",
+		[TRACE_MODE_TRAMPOLINE] = "trampoline",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(text, names[i])) {
+			*mode = (enum trace_mode)i;
+			return 0;
+		}
+	return et_error("unknown mode '%s' (auto, int3 or trampoline)", text);
+}
 
 /* How many records the batch may take before its next drain: all it holds,
  * or just what --max-events still wants, so a drain lands on the limit. */
-static uint64_t batch_allowance(const struct tracer *t)
+static uint64_t batch_allowance(const struct tramp_mode *tm)
 {
-	uint64_t left;
+	uint64_t room = recorder_room(tm->rec);
 
-	if (!t->o->max_events)
-		return t->tramp.capacity;
-	left = t->buf.recorded < t->o->max_events ? t->o->max_events - t->buf.recorded : 0;
-	return left < t->tramp.capacity ? left : t->tramp.capacity;
+	return room < tm->tramp.capacity ? room : tm->tramp.capacity;
 }
 
 /* The site a drained record's return address belongs to. The code ran at
  * the kernel's virtual addresses, or before paging at physical ones (the
  * same bytes: routing required one offset for the site and the region). */
-static struct patched_site *site_of(struct tracer *t, uint64_t ret)
+static struct patched_site *site_of(struct tramp_mode *tm, uint64_t ret, uint64_t mask)
 {
-	uint64_t ip = ret - SITE_LEN, mask = t->tramp.tpl->word_bytes == 4 ? 0xffffffffu : ~0ull;
-	struct patched_site *s = site_patches_find(&t->patches, (ip - t->tramp.virt_offset) & mask);
+	uint64_t ip = ret - X86_SITE_LEN;
+	struct patched_site *s =
+		site_patches_find(tm->patches, (ip - tm->tramp.virt_offset) & mask);
 
-	return s ? s : site_patches_find(&t->patches, ip & mask);
+	return s ? s : site_patches_find(tm->patches, ip & mask);
 }
 
-void tramp_mode_drain(struct tracer *t)
+void tramp_mode_drain(struct tramp_mode *tm)
 {
-	const struct guest_mem *gm = &t->m->vm.mem;
-	uint64_t n, mask = t->tramp.tpl && t->tramp.tpl->word_bytes == 4 ? 0xffffffffu : ~0ull;
+	uint64_t n, mask = tm->tramp.tpl && tm->tramp.tpl->word_bytes == 4 ? 0xffffffffu : ~0ull;
 	const struct et_ring_record *recs;
 	bool corrupt;
 
-	if (!t->tramp.installed)
+	if (!tm->tramp.installed)
 		return;
-	recs = trampolines_batch(&t->tramp, gm, &n, &corrupt);
+	recs = trampolines_batch(&tm->tramp, tm->gm, &n, &corrupt);
 	/* Callers drain before every exit event to keep order: an empty batch
 	 * needs no reset and is not a drain. */
 	if (!corrupt && n == 0)
 		return;
 	if (corrupt) {
-		t->tramp_corrupt++;
-		trace_writer_mark(t->out, tracer_guest_tsc(&t->m->vcpu),
-				  "trampoline batch header overwritten by the guest: the events "
-				  "in it are lost");
+		tm->corrupt++;
+		recorder_mark_now(tm->rec, "trampoline batch header overwritten by the guest: the "
+					   "events in it are lost");
 	}
 	for (uint64_t i = 0; i < n; i++) {
-		struct patched_site *site = site_of(t, recs[i].ip);
+		struct patched_site *site = site_of(tm, recs[i].ip, mask);
 		struct et_ring_record ev = {
 			.tsc = recs[i].tsc,
-			.ip = site ? site->vaddr : (recs[i].ip - SITE_LEN) & mask,
+			.ip = site ? site->vaddr : (recs[i].ip - X86_SITE_LEN) & mask,
 			.parent_ip = recs[i].parent_ip & mask,
-			.cpu = t->m->vcpu.id,
+			.cpu = tm->cpu,
 			.kind = ET_REC_CALL,
 			.flags = ET_REC_SRC_TRAMPOLINE,
 		};
 
 		if (site) {
 			site->hits++;
-			if (t->o->oneshot) /* the trampoline restored it */
-				site_patches_forget(&t->patches, site);
+			if (tm->oneshot) /* the trampoline restored it */
+				site_patches_forget(tm->patches, site);
 		} else {
-			t->tramp_unknown_ip++;
+			tm->unknown_ip++;
 		}
-		t->tramp_events++;
-		tracer_record(t, &ev);
+		tm->events++;
+		recorder_record(tm->rec, &ev);
 	}
-	t->tramp.drains++;
-	trampolines_batch_reset(&t->tramp, gm, batch_allowance(t));
+	tm->tramp.drains++;
+	trampolines_batch_reset(&tm->tramp, tm->gm, batch_allowance(tm));
+}
+
+void tramp_mode_drain_before_event(struct tramp_mode *tm)
+{
+	uint64_t n;
+	bool corrupt;
+
+	if (!tm->tramp.installed)
+		return;
+	trampolines_batch(&tm->tramp, tm->gm, &n, &corrupt);
+	if (n || corrupt || tm->rec->max_events)
+		tramp_mode_drain(tm);
 }
 
 /* The guest's trampoline found its batch full. */
 static void drain_port(void *opaque, uint64_t offset, uint8_t *data, uint32_t len,
 		       bool is_write)
 {
-	struct tracer *t = opaque;
+	struct tramp_mode *tm = opaque;
 
 	(void)offset;
 	if (!is_write) {
 		memset(data, 0xff, len);
 		return;
 	}
-	if (!t->capturing || !t->tramp.installed)
+	if (!tm->tramp.installed)
 		return; /* a stray write after handoff: nothing to drain */
-	t->tramp.full_drains++;
-	tramp_mode_drain(t);
+	tm->tramp.full_drains++;
+	tramp_mode_drain(tm);
 }
 
-/* Why trampolines are not used, said once; an error in trampoline mode. */
-static int no_trampolines(struct tracer *t)
+bool tramp_route_site(struct trampolines *tr, struct patched_site *s, bool oneshot,
+		      const struct guest_mem *gm)
 {
-	if (t->o->mode == TRACE_MODE_TRAMPOLINE)
-		return et_error_prefix("--mode trampoline");
-	fprintf(stderr, "earlytrace: trampolines: %s; using breakpoints\n", et_last_error());
-	et_clear_error();
-	return 0;
+	uint64_t slot;
+
+	if (s->vaddr - s->paddr != tr->virt_offset)
+		return false;
+	if (!oneshot)
+		return site_patch_set_call(s, trampolines_record_entry(tr));
+	if (!trampolines_next_slot(tr, &slot) || !site_patch_set_call(s, slot))
+		return false;
+	if (trampolines_take_slot(tr, gm, s->orig) == 0)
+		return true;
+	site_patch_set_int3(s);
+	return false;
 }
 
-int tramp_mode_attach(struct tracer *t)
+int tramp_mode_attach(struct tramp_mode *tm, enum trace_mode mode, struct machine *m,
+		      struct site_patches *patches, struct recorder *rec, bool oneshot,
+		      uint64_t batch_events)
 {
-	struct machine *m = t->m;
 	struct tramp_region region;
-	size_t routed = 0, slots = t->o->oneshot ? t->patches.nr : 0;
+	size_t routed = 0, slots = oneshot ? patches->nr : 0;
 
-	if (t->o->mode == TRACE_MODE_INT3 || !t->patches.nr)
+	memset(tm, 0, sizeof(*tm));
+	tm->patches = patches;
+	tm->rec = rec;
+	tm->gm = &m->vm.mem;
+	tm->cpu = m->vcpu.id;
+	tm->oneshot = oneshot;
+	if (mode == TRACE_MODE_INT3 || !patches->nr)
 		return 0;
 	if (tramp_region_find(&region, &m->kernel, &m->symbols) ||
-	    trampolines_plan(&t->tramp, &region, m->kernel.elf_class, slots, t->o->batch_events))
-		return no_trampolines(t);
-	if (trampolines_install(&t->tramp, &m->vm.mem) ||
-	    iobus_register(&m->vm.bus, IOBUS_PIO, ET_PORT_TRAMP_DRAIN, 1, drain_port, t,
+	    trampolines_plan(&tm->tramp, &region, m->kernel.elf_class, slots, batch_events)) {
+		if (mode == TRACE_MODE_TRAMPOLINE)
+			return et_error_prefix("--mode trampoline");
+		et_warn("trampolines: %s; using breakpoints", et_last_error());
+		et_clear_error();
+		return 0;
+	}
+	if (trampolines_install(&tm->tramp, tm->gm) ||
+	    iobus_register(&m->vm.bus, IOBUS_PIO, ET_PORT_TRAMP_DRAIN, 1, drain_port, tm,
 			   "earlytrace trampoline drain"))
 		return -1;
-	for (size_t i = 0; i < t->patches.nr; i++)
-		routed += trampolines_route(&t->tramp, &t->patches.sites[i], t->o->oneshot,
-					    &m->vm.mem);
-	trampolines_batch_reset(&t->tramp, &m->vm.mem, batch_allowance(t));
-	if (routed < t->patches.nr)
-		fprintf(stderr,
-			"earlytrace: trampolines: %zu of %zu sites cannot reach %s; they use "
-			"breakpoints\n",
-			t->patches.nr - routed, t->patches.nr, t->tramp.region.desc);
+	for (size_t i = 0; i < patches->nr; i++)
+		routed += tramp_route_site(&tm->tramp, &patches->sites[i], oneshot, tm->gm);
+	trampolines_batch_reset(&tm->tramp, tm->gm, batch_allowance(tm));
+	if (routed < patches->nr)
+		et_warn("trampolines: %zu of %zu sites cannot reach %s; they use breakpoints",
+			patches->nr - routed, patches->nr, tm->tramp.region.desc);
 	return 0;
 }
 
-void tramp_mode_detach(struct tracer *t)
+const volatile uint64_t *tramp_mode_progress(struct tramp_mode *tm)
 {
-	trampolines_remove(&t->tramp, &t->m->vm.mem);
+	struct et_tramp_batch *b;
+
+	if (!tm->tramp.installed)
+		return NULL;
+	b = trampolines_batch_header(&tm->tramp, tm->gm);
+	return b ? &b->count : NULL;
+}
+
+void tramp_mode_detach(struct tramp_mode *tm)
+{
+	trampolines_remove(&tm->tramp, tm->gm);
+}
+
+void tramp_mode_free(struct tramp_mode *tm)
+{
+	trampolines_free(&tm->tramp);
 }

@@ -1,24 +1,82 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The tracer's side of trampoline mode: choosing the region, routing the
- * sites to the trampolines, and draining the guest's batch into the host
- * buffer (when the guest asks on ET_PORT_TRAMP_DRAIN, and before anything
- * that must see every event so far: --until, the handoff, the end).
+ * Trampoline mode, the tracer's side: which sites call a trampoline
+ * instead of hitting an int3 (routing), and draining the batch the
+ * trampolines fill into the recorder (on the drain port when the batch is
+ * full, and before every event the VMM records itself, so the stream
+ * stays in time order). The trampolines themselves are trampolines/.
  */
 #ifndef VMM_TRACE_TRAMP_MODE_H
 #define VMM_TRACE_TRAMP_MODE_H
 
-struct tracer;
+#include <stdbool.h>
+#include <stdint.h>
 
-/* After the sites are chosen and before they are armed: installs the
- * trampolines and routes every site they can reach, as the mode says.
- * 0, or -1 with an error. */
-int tramp_mode_attach(struct tracer *t);
+#include "trampolines/placement.h"
+#include "vmm/trace/recorder.h"
+#include "vmm/trace/site_patch.h"
 
-/* Moves the batch's events into the host buffer and empties it. */
-void tramp_mode_drain(struct tracer *t);
+struct machine;
 
-/* After the sites are restored: removes the trampolines. */
-void tramp_mode_detach(struct tracer *t);
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum trace_mode {
+	TRACE_MODE_AUTO,       /* trampolines where possible, else breakpoints */
+	TRACE_MODE_INT3,       /* breakpoints only */
+	TRACE_MODE_TRAMPOLINE, /* trampolines; an error if the guest has no room */
+};
+
+int trace_mode_parse(const char *text, enum trace_mode *mode);
+
+struct tramp_mode {
+	struct trampolines tramp;
+	struct site_patches *patches;
+	struct recorder *rec;
+	const struct guest_mem *gm;
+	unsigned cpu;		/* the vCPU whose batch this is */
+	bool oneshot;
+	uint64_t events;	/* calls drained */
+	uint64_t unknown_ip;	/* drained records naming no site */
+	uint64_t corrupt;	/* drains that found the batch overwritten */
+};
+
+/*
+ * Places the trampolines and routes every site that can reach them
+ * (before the guest runs). In int3 mode, or when the kernel has no room
+ * and mode is auto, does nothing (a note says why): the sites keep their
+ * int3. 0, or -1 with an error (trampoline mode without room, no memory).
+ */
+int tramp_mode_attach(struct tramp_mode *tm, enum trace_mode mode, struct machine *m,
+		      struct site_patches *patches, struct recorder *rec, bool oneshot,
+		      uint64_t batch_events);
+
+/*
+ * Makes site s call the trampolines (its own oneshot slot when oneshot).
+ * False when it cannot: the site's physical-to-virtual offset differs from
+ * the region's (a rel32 would not reach it in every phase), it is out of
+ * rel32 reach, or the slots ran out; s then stays an int3.
+ */
+bool tramp_route_site(struct trampolines *tr, struct patched_site *s, bool oneshot,
+		      const struct guest_mem *gm);
+
+/* Moves the calls in the batch into the recorder and empties it. */
+void tramp_mode_drain(struct tramp_mode *tm);
+/* The same when the VMM is about to record an event of its own and the
+ * batch holds calls made before it (or --max-events must shrink it). */
+void tramp_mode_drain_before_event(struct tramp_mode *tm);
+
+/* The batch's count in guest memory, which moves with every call the
+ * trampolines record (the hang watchdog watches it); NULL when none. */
+const volatile uint64_t *tramp_mode_progress(struct tramp_mode *tm);
+
+/* Puts the region's own bytes back (once no site calls it). */
+void tramp_mode_detach(struct tramp_mode *tm);
+void tramp_mode_free(struct tramp_mode *tm);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* VMM_TRACE_TRAMP_MODE_H */

@@ -14,8 +14,8 @@
  * Linux maps its whole image [_text, _end) from startup_64 on and only
  * frees the .text/.rodata gap in free_initmem(), long after ftrace_init.
  */
-#ifndef VMM_TRACE_TRAMP_REGION_H
-#define VMM_TRACE_TRAMP_REGION_H
+#ifndef TRAMPOLINES_REGION_H
+#define TRAMPOLINES_REGION_H
 
 #include <stdint.h>
 
@@ -41,4 +41,4 @@ int tramp_region_find(struct tramp_region *r, const struct kernel_image *img,
 }
 #endif
 
-#endif /* VMM_TRACE_TRAMP_REGION_H */
+#endif /* TRAMPOLINES_REGION_H */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "vmm/trace/trampolines.h"
+#include "trampolines/placement.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -40,7 +40,8 @@ int trampolines_plan(struct trampolines *tr, const struct tramp_region *region,
 	return 0;
 }
 
-static struct et_tramp_batch *batch_header(struct trampolines *tr, const struct guest_mem *gm)
+struct et_tramp_batch *trampolines_batch_header(const struct trampolines *tr,
+						const struct guest_mem *gm)
 {
 	return guest_mem_ptr(gm, tr->base + tr->tpl->header, sizeof(struct et_tramp_batch));
 }
@@ -68,7 +69,7 @@ int trampolines_install(struct trampolines *tr, const struct guest_mem *gm)
 		memcpy(tr->saved, region, tr->region.size);
 	}
 	memcpy(code, tr->tpl->bytes, tr->tpl->size);
-	b = batch_header(tr, gm);
+	b = trampolines_batch_header(tr, gm);
 	*b = (struct et_tramp_batch){
 		.magic = ET_TB_MAGIC,
 		.abi_version = ET_ABI_VERSION,
@@ -79,69 +80,35 @@ int trampolines_install(struct trampolines *tr, const struct guest_mem *gm)
 	return 0;
 }
 
-bool trampolines_route(struct trampolines *tr, struct patched_site *s, bool oneshot,
-		       const struct guest_mem *gm)
+uint64_t trampolines_record_entry(const struct trampolines *tr)
 {
-	uint64_t target = tr->base + tr->virt_offset + tr->tpl->record_entry;
+	return tr->base + tr->virt_offset + tr->tpl->record_entry;
+}
 
-	if (s->vaddr - s->paddr != tr->virt_offset)
+bool trampolines_next_slot(const struct trampolines *tr, uint64_t *vaddr)
+{
+	if (tr->slots_used == tr->nr_slots)
 		return false;
-	if (oneshot) {
-		uint64_t slot = tr->slots_paddr + tr->slots_used * TRAMP_SLOT_BYTES;
-		uint8_t *p = guest_mem_ptr(gm, slot, TRAMP_SLOT_BYTES);
-		uint64_t entry = tr->base + tr->tpl->oneshot_entry;
-		int32_t rel = (int32_t)(entry - (slot + 5)); /* both inside the region */
-
-		if (tr->slots_used == tr->nr_slots || !p)
-			return false;
-		target = slot + tr->virt_offset;
-		if (!site_patch_set_call(s, target))
-			return false;
-		p[0] = 0xe8;
-		memcpy(&p[1], &rel, 4);
-		memcpy(&p[5], s->orig, SITE_LEN);
-		tr->slots_used++;
-		return true;
-	}
-	return site_patch_set_call(s, target);
+	*vaddr = tr->slots_paddr + tr->slots_used * TRAMP_SLOT_BYTES + tr->virt_offset;
+	return true;
 }
 
-const struct et_ring_record *trampolines_batch(struct trampolines *tr,
-					       const struct guest_mem *gm, uint64_t *n,
-					       bool *corrupt)
+int trampolines_take_slot(struct trampolines *tr, const struct guest_mem *gm,
+			  const uint8_t orig[X86_SITE_LEN])
 {
-	struct et_tramp_batch *b = batch_header(tr, gm);
-	uint64_t count;
+	uint64_t slot = tr->slots_paddr + tr->slots_used * TRAMP_SLOT_BYTES;
+	uint8_t *p = guest_mem_ptr(gm, slot, TRAMP_SLOT_BYTES);
 
-	*n = 0;
-	*corrupt = false;
-	if (!tr->installed || !b)
-		return NULL;
-	/* The guest can write here: trust nothing but the layout we made. */
-	count = b->count;
-	if (b->magic != ET_TB_MAGIC || b->records != tr->tpl->size - tr->tpl->header ||
-	    count > tr->capacity) {
-		*corrupt = true;
-		return NULL;
-	}
-	*n = count;
-	return guest_mem_ptr(gm, tr->base + tr->tpl->size, tr->capacity * RECORD_BYTES);
+	/* Both inside the region: the rel32 always reaches. */
+	if (tr->slots_used == tr->nr_slots || !p ||
+	    !x86_encode_call_rel32(p, slot, tr->base + tr->tpl->oneshot_entry))
+		return -1;
+	memcpy(&p[X86_CALL_REL32_LEN], orig, X86_SITE_LEN);
+	tr->slots_used++;
+	return 0;
 }
 
-void trampolines_batch_reset(struct trampolines *tr, const struct guest_mem *gm,
-			     uint64_t capacity)
-{
-	struct et_tramp_batch *b = batch_header(tr, gm);
 
-	if (!tr->installed || !b)
-		return;
-	b->magic = ET_TB_MAGIC;
-	b->abi_version = ET_ABI_VERSION;
-	b->records = tr->tpl->size - tr->tpl->header;
-	b->capacity = capacity < tr->capacity ? capacity : tr->capacity;
-	b->count = 0;
-	b->drains = tr->drains;
-}
 
 void trampolines_remove(struct trampolines *tr, const struct guest_mem *gm)
 {

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Trampoline mode's guest-side machinery: the template code and its batch
- * in the trampoline region, and the oneshot slots.
+ * Placing the trampolines: the template code and its batch in the
+ * trampoline region (trampolines/region.h finds it), and the oneshot
+ * slots; trampolines/batch.c is the drain protocol's VMM side. Which
+ * sites call here is trampoline mode's choice (vmm/trace/tramp_mode.c).
  *
  * Region layout (from its first page boundary):
  *
@@ -19,18 +21,18 @@
  * The region's own bytes are saved first and put back when the
  * trampolines are removed, so the guest never sees ours after handoff.
  */
-#ifndef VMM_TRACE_TRAMPOLINES_H
-#define VMM_TRACE_TRAMPOLINES_H
+#ifndef TRAMPOLINES_PLACEMENT_H
+#define TRAMPOLINES_PLACEMENT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arch/x86/insn.h"
 #include "earlytrace/abi.h"
+#include "trampolines/region.h"
 #include "trampolines/templates.h"
 #include "vmm/kvm/guest_mem.h"
-#include "vmm/trace/site_patch.h"
-#include "vmm/trace/tramp_region.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -66,14 +68,20 @@ int trampolines_plan(struct trampolines *tr, const struct tramp_region *region,
 /* Saves the region's bytes, then writes the template and an empty batch. */
 int trampolines_install(struct trampolines *tr, const struct guest_mem *gm);
 
-/*
- * Points site s at the trampoline (at its own oneshot slot when oneshot).
- * False when it cannot: the site's physical-to-virtual offset differs from
- * the region's (a rel32 would not reach it in every phase), it is out of
- * rel32 reach, or the slots ran out. s then stays an int3.
- */
-bool trampolines_route(struct trampolines *tr, struct patched_site *s, bool oneshot,
-		       const struct guest_mem *gm);
+/* Where a site calls to record every call (virtual, as the code runs). */
+uint64_t trampolines_record_entry(const struct trampolines *tr);
+
+/* Oneshot: the next free slot's virtual address; false when none is left. */
+bool trampolines_next_slot(const struct trampolines *tr, uint64_t *vaddr);
+/* Fills the next slot with `call <oneshot trampoline>` and the site's own
+ * bytes, which the trampoline copies back over the site, and takes it.
+ * 0, or -1 when no slot is left. */
+int trampolines_take_slot(struct trampolines *tr, const struct guest_mem *gm,
+			  const uint8_t orig[X86_SITE_LEN]);
+
+/* The batch header in guest memory, NULL when it is not in RAM. */
+struct et_tramp_batch *trampolines_batch_header(const struct trampolines *tr,
+						const struct guest_mem *gm);
 
 /*
  * The batch's filled records, or NULL and *n = 0 when the header is not
@@ -98,4 +106,4 @@ void trampolines_free(struct trampolines *tr);
 }
 #endif
 
-#endif /* VMM_TRACE_TRAMPOLINES_H */
+#endif /* TRAMPOLINES_PLACEMENT_H */

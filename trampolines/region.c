@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "vmm/trace/tramp_region.h"
+#include "trampolines/region.h"
 
 #include <elf.h>
 #include <gelf.h>
@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/x86/insn.h"
 #include "vmm/error.h"
 
 #define MIN_REGION 4096 /* less holds too few records to be worth it */
@@ -22,7 +23,7 @@ struct alloc_section {
 static bool all_fill(const uint8_t *p, uint64_t n)
 {
 	for (uint64_t i = 0; i < n; i++)
-		if (p[i] != 0x00 && p[i] != 0xcc)
+		if (p[i] != X86_FILL_ZERO && p[i] != X86_FILL_INT3)
 			return false;
 	return true;
 }
