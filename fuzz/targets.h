@@ -49,7 +49,7 @@ int fuzz_trace_reader(const uint8_t *data, size_t size);
  * events recorded before the handoff; then the guest ring collected. */
 int fuzz_hypercall(const uint8_t *data, size_t size);
 
-/* Trampoline mode's batch drain (vmm/trace/tramp_mode.c, trampolines.c)
+/* Trampoline mode's batch drain (vmm/trace/tramp_mode.c, trampolines/batch.c)
  * with trampolines installed in guest RAM and a script of guest writes to
  * the batch header and records, drains, and the final stop. */
 int fuzz_tramp_drain(const uint8_t *data, size_t size);
