@@ -342,7 +342,7 @@ int fuzz_kallsyms(const uint8_t *data, size_t size)
 static int read_trace(const uint8_t *data, size_t size, bool report)
 {
 	static const enum report_format formats[] = { REPORT_FTRACE, REPORT_JSON, REPORT_CSV,
-						       REPORT_SUMMARY };
+						       REPORT_SUMMARY, REPORT_TRACE_DAT };
 	static FILE *null;
 	struct trace_reader *r;
 	struct trace_record rec;

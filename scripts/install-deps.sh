@@ -12,7 +12,15 @@ PACKAGES=(
 	libgtest-dev             # unit and boot tests
 	libvirt-dev              # --connect/--domain: reading libvirt domains
 	libxml2-dev              # parsing and writing libvirt domain XML
+	# tests: trace.dat read by trace-cmd's own libraries and binary
+	libtracecmd-dev libtraceevent-dev libtracefs-dev trace-cmd
 )
+
+# --viewers: also what bench/kernelshark-screenshot.sh runs (KernelShark
+# under a virtual X server, and the tools that take its screenshot).
+if [ "${1:-}" = --viewers ]; then
+	PACKAGES+=(kernelshark xvfb x11-apps netpbm xdotool)
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

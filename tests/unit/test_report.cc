@@ -461,8 +461,10 @@ TEST(Report, FormatNames)
 	EXPECT_EQ(f, REPORT_CSV);
 	EXPECT_EQ(report_parse_format("xml", &f), -1);
 	EXPECT_NE(strstr(et_last_error(), "unknown report format 'xml' (use ftrace, json, csv, "
-					  "summary, graph or folded)"),
+					  "summary, graph, folded or trace-dat)"),
 		  nullptr);
+	EXPECT_EQ(report_parse_format("trace-dat", &f), 0);
+	EXPECT_EQ(f, REPORT_TRACE_DAT);
 }
 
 int run_cli(const std::string &args, std::string *err = nullptr)

@@ -27,7 +27,9 @@ const char cli_report_usage[] =
 	"                       per function and totals; graph: ftrace's\n"
 	"                       function_graph text with durations; folded:\n"
 	"                       stacks for flamegraph.pl (graph and folded need\n"
-	"                       a trace recorded with --graph)\n"
+	"                       a trace recorded with --graph); trace-dat:\n"
+	"                       trace-cmd's trace.dat, for trace-cmd report and\n"
+	"                       KernelShark (binary: use -o FILE.dat)\n"
 	"  -o, --output FILE    write there instead of standard output\n"
 	"  -h, --help           show this help\n";
 
@@ -106,6 +108,8 @@ int cmd_report(int argc, char **argv)
 	if (out != stdout && fclose(out) && !ret)
 		ret = et_error_errno("cannot write %s", opts.output);
 	in = trace_reader_info(r);
+	if (!ret && report_note()[0])
+		fprintf(stderr, "earlytrace: note: %s\n", report_note());
 	if (!ret && in->truncated)
 		fprintf(stderr, "earlytrace: note: %s is truncated after %llu events\n",
 			opts.trace_file, (unsigned long long)in->nr_events);

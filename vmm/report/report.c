@@ -262,15 +262,34 @@ int report_parse_format(const char *name, enum report_format *fmt)
 		*fmt = REPORT_GRAPH;
 	else if (!strcmp(name, "folded"))
 		*fmt = REPORT_FOLDED;
+	else if (!strcmp(name, "trace-dat"))
+		*fmt = REPORT_TRACE_DAT;
 	else
-		return et_error("unknown report format '%s' (use ftrace, json, csv, summary, graph "
-				"or folded)",
+		return et_error("unknown report format '%s' (use ftrace, json, csv, summary, graph, "
+				"folded or trace-dat)",
 				name);
 	return 0;
 }
 
+static char last_note[1024];
+
+const char *report_note(void)
+{
+	return last_note;
+}
+
+void report_set_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(last_note, sizeof(last_note), fmt, ap);
+	va_end(ap);
+}
+
 int report_write(struct trace_reader *r, enum report_format fmt, FILE *out)
 {
+	last_note[0] = '\0';
 	switch (fmt) {
 	case REPORT_FTRACE:
 		return report_ftrace(r, out);
@@ -284,6 +303,8 @@ int report_write(struct trace_reader *r, enum report_format fmt, FILE *out)
 		return report_graph(r, out);
 	case REPORT_FOLDED:
 		return report_folded(r, out);
+	case REPORT_TRACE_DAT:
+		return report_tracedat(r, out);
 	}
 	return et_error("unknown report format");
 }

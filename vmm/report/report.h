@@ -24,10 +24,11 @@ enum report_format {
 	REPORT_SUMMARY,
 	REPORT_GRAPH,  /* ftrace's function_graph text (a --graph trace) */
 	REPORT_FOLDED, /* folded stacks for flamegraph.pl (a --graph trace) */
+	REPORT_TRACE_DAT, /* trace-cmd's trace.dat, for trace-cmd and KernelShark */
 };
 
-/* "ftrace", "json", "csv", "summary", "graph" or "folded"; 0, or -1 with
- * an error. */
+/* "ftrace", "json", "csv", "summary", "graph", "folded" or "trace-dat";
+ * 0, or -1 with an error. */
 int report_parse_format(const char *name, enum report_format *fmt);
 
 /* Each writes the whole report for r (from its first record) to out;
@@ -39,6 +40,12 @@ int report_csv(struct trace_reader *r, FILE *out);
 int report_summary(struct trace_reader *r, FILE *out);
 int report_graph(struct trace_reader *r, FILE *out);
 int report_folded(struct trace_reader *r, FILE *out);
+int report_tracedat(struct trace_reader *r, FILE *out); /* vmm/report/tracedat/ */
+
+/* A line the last report_write() left for the user (say, what the format
+ * could not express), "" when none: the command prints it. */
+const char *report_note(void);
+void report_set_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #ifdef __cplusplus
 }

@@ -30,6 +30,8 @@ struct trace_reader {
 	uint64_t first_record; /* offset of the first record */
 	uint64_t limit;	       /* end of the validated part */
 	uint64_t off;	       /* next record */
+	uint64_t fpos;	       /* where f stands after the last record read
+				* (0: unknown), so reading on needs no seek */
 	uint8_t *buf;	       /* payload + CRC + NUL */
 	size_t cap;
 	bool scanning;
@@ -268,8 +270,10 @@ static int read_record(struct trace_reader *r, struct trace_record *rec)
 
 	if (off >= r->limit)
 		return 0;
-	if (fseeko(r->f, (off_t)off, SEEK_SET))
+	/* A seek drops stdio's buffer: only when not already there. */
+	if (r->fpos != off && fseeko(r->f, (off_t)off, SEEK_SET))
 		return et_error_errno("trace file %s: seek failed", r->path);
+	r->fpos = 0;
 	if (r->limit - off < sizeof(hdr)) {
 		mark_truncated(r, off);
 		return 0;
@@ -305,6 +309,7 @@ static int read_record(struct trace_reader *r, struct trace_record *rec)
 			mark_truncated(r, off);
 		return got;
 	}
+	r->fpos = off + sizeof(hdr) + len + 4;
 	crc = (uint32_t)crc32(0L, hdr, sizeof(hdr));
 	crc = (uint32_t)crc32(crc, r->buf, len);
 	if (crc != get_u32(r->buf + len))

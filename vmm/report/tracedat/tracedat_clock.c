@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/* TSC to nanoseconds for trace.dat readers (tracedat_clock.h). */
+#include "vmm/report/tracedat/tracedat_clock.h"
+
+void tracedat_clock_init(struct tracedat_clock *c, uint64_t tsc_khz)
+{
+	c->tsc_khz = tsc_khz;
+	c->mult = 0;
+	c->shift = 0;
+	c->offset_ns = 0;
+	if (!tsc_khz)
+		return;
+	/* ns per cycle = 10^6 / khz; mult = that << shift, rounded. */
+	for (int shift = 32; shift >= 0; shift--) {
+		unsigned __int128 m = (((unsigned __int128)1000000u << shift) + tsc_khz / 2) / tsc_khz;
+
+		if (m && m <= UINT32_MAX) {
+			c->mult = (uint32_t)m;
+			c->shift = (uint32_t)shift;
+			return;
+		}
+	}
+	/* Over 4 THz: no multiplier fits; readers show cycles. */
+	c->tsc_khz = 0;
+}
+
+uint64_t tracedat_clock_ns(const struct tracedat_clock *c, uint64_t tsc)
+{
+	uint64_t lo = (uint32_t)tsc, hi = tsc >> 32, ns;
+
+	if (!c->mult)
+		return tsc;
+	/* trace-cmd's mul_u64_u32_shr(), wrapping where it wraps. */
+	ns = (lo * c->mult) >> c->shift;
+	if (hi)
+		ns += (hi * c->mult) << (32 - c->shift);
+	return ns + (uint64_t)c->offset_ns;
+}
