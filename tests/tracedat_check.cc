@@ -14,7 +14,7 @@
 #include "tests/shim/earlytrace_shim.h"
 #include "tests/tracedat_read.h"
 extern "C" {
-#include "vmm/report/report_util.h" // report_exit_text(), the exit in words
+#include "vmm/report/report_util.h" // event_exit_text(), the exit in words
 }
 
 namespace {
@@ -193,7 +193,7 @@ DatExpect expect_tracedat(const std::string &etr)
 			e.num["size"] = xe.size;
 			e.num["write"] = xe.write;
 			e.num["unclaimed"] = xe.unclaimed;
-			e.str["desc"] = report_exit_text(&ev, desc, sizeof(desc));
+			e.str["desc"] = event_exit_text(&ev, desc, sizeof(desc));
 			push(e);
 		} else if (et_rec_kind(&ev) == ET_REC_RET) {
 			e.name = "funcgraph_exit";

@@ -134,7 +134,7 @@ static int exit_event(struct conv *c, struct tracedat_pages *p, const struct et_
 	struct et_exit x = et_exit_unpack(e);
 	char desc[192];
 	uint32_t len = tracedat_ev_vm_exit(c->buf, flags_of(e), &x, e->ip,
-					   report_exit_text(e, desc, sizeof(desc)), &c->losses.cut);
+					   event_exit_text(e, desc, sizeof(desc)), &c->losses.cut);
 
 	return add(p, x.cpu, e->tsc, c, len);
 }
