@@ -12,6 +12,8 @@ PACKAGES=(
 	libgtest-dev             # unit and boot tests
 	libvirt-dev              # --connect/--domain: reading libvirt domains
 	libxml2-dev              # parsing and writing libvirt domain XML
+	libbpf-dev               # the kernel's BTF: ftrace ring-buffer layouts
+	libtraceevent-dev        # tests: kbuffer as a second opinion on ring pages
 )
 
 missing=()
