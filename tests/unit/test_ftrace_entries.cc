@@ -268,6 +268,12 @@ TEST(FtraceBprint, HostileFormatsAndArguments)
 	EXPECT_EQ(render("50%", a, &r), "50");
 	EXPECT_EQ(render("%l", a, &r), "");
 	EXPECT_EQ(render("%%d", a, &r), "%d");
+	// A %c of 0 (found by fuzzing): left out, so the text stays one string
+	// whose length is what the result says.
+	Args z;
+	z.c('\0').c('q');
+	EXPECT_EQ(render("a%cb%c", z, &r), "abq");
+	EXPECT_EQ(r.len, 3u);
 }
 
 // ---- guest strings ---------------------------------------------------------

@@ -15,16 +15,18 @@ struct out {
 	bool cut;
 };
 
+/* Appends n bytes, leaving out NULs (a %c of 0): the text stays one C string. */
 static void put(struct out *o, const char *s, size_t n)
 {
-	size_t room = o->size - 1 - o->len;
-
-	if (n > room) {
-		n = room;
-		o->cut = true;
+	for (size_t i = 0; i < n; i++) {
+		if (!s[i])
+			continue;
+		if (o->len + 1 >= o->size) {
+			o->cut = true;
+			break;
+		}
+		o->buf[o->len++] = s[i];
 	}
-	memcpy(o->buf + o->len, s, n);
-	o->len += n;
 	o->buf[o->len] = '\0';
 }
 
