@@ -6,6 +6,8 @@
 // reads and a consuming dump; drops counted from the kernel's counters.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -343,6 +345,34 @@ TEST(FtraceReader, KernelResetStartsAfresh)
 	expect_same(rd.got.on(0), sim.written_on(0, mark));
 	EXPECT_TRUE(rd.got.drops.empty());
 	EXPECT_EQ(rd.cpu(0).resets, 1u);
+}
+
+// What a read costs: two small reads a ring page (its buffer_page and its
+// data page's header) and one page read for each page with new events; a
+// read with nothing new re-reads only the page it stopped in.
+TEST(FtraceReader, ReadCostIsBoundedByTheRing)
+{
+	SynthMem mem(16u << 20);
+	const int pages = 352; // the kernel's default trace_buf_size (1.4 MB)
+	RingSim sim(mem, fixture_layout(), 1, pages);
+	uint64_t t = 1;
+	write_fns(sim, 0, 145 * (pages + 10), t); // wrapped: every page full
+	Reader rd(mem, sim);
+	mem.reads = 0;
+	auto t0 = std::chrono::steady_clock::now();
+	ASSERT_EQ(rd.read(), 0);
+	double full_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+	size_t events = rd.got.events.size();
+	EXPECT_LE(mem.reads, 3u * pages + 8);
+	mem.reads = 0;
+	t0 = std::chrono::steady_clock::now();
+	ASSERT_EQ(rd.read(), 0);
+	double idle_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+	EXPECT_TRUE(rd.got.events.empty());
+	EXPECT_LE(mem.reads, 2u * pages + 8);
+	printf("[ ftrace ] %d-page ring: first read %zu events, %.2f ms; a read with nothing new %.2f ms "
+	       "(%llu reads; memcpy, not a page walk)\n",
+	       pages, events, full_ms, idle_ms, (unsigned long long)mem.reads);
 }
 
 // ---- a consuming reader inside the guest (ftrace_dump at a panic) ---------
