@@ -171,7 +171,8 @@ int fuzz_ftrace_page(const uint8_t *data, size_t size)
 	}
 	take = in.n < PAGE ? in.n : PAGE;
 	memset(page, 0, sizeof(page));
-	memcpy(page, in.p, take);
+	if (take) /* an empty input's pointer may be NULL */
+		memcpy(page, in.p, take);
 	in.p += take;
 	in.n -= take;
 
@@ -187,7 +188,7 @@ int fuzz_ftrace_page(const uint8_t *data, size_t size)
 
 	/* The tail as a format and its arguments. */
 	{
-		const uint8_t *nul = memchr(in.p, '\0', in.n);
+		const uint8_t *nul = in.n ? memchr(in.p, '\0', in.n) : NULL;
 		char out[512];
 		struct ftrace_bprint_result res;
 
