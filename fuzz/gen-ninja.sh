@@ -75,8 +75,10 @@ rule link
 $lib_builds
 build $out/libearlytrace.a: ar $(grep -o '^build [^:]*' <<<"$lib_builds" | cut -d' ' -f2 | tr '\n' ' ')
 build $out/obj/fuzz/targets.o: cc fuzz/targets.c
+build $out/obj/fuzz/targets_ftrace.o: cc fuzz/targets_ftrace.c
 EOF
 for t in "$@"; do
 	echo "build $out/obj/fuzz/fuzz_$t.o: cc fuzz/fuzz_$t.c"
-	echo "build $out/fuzz_$t: link $out/obj/fuzz/fuzz_$t.o $out/obj/fuzz/targets.o $out/libearlytrace.a"
+	echo "build $out/fuzz_$t: link $out/obj/fuzz/fuzz_$t.o $out/obj/fuzz/targets.o" \
+		"$out/obj/fuzz/targets_ftrace.o $out/libearlytrace.a"
 done

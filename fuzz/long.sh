@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 declare -A LONG_RUNS=(
 	[elf]=5000000 [bzimage]=2000000 [system_map]=5000000 [kallsyms]=5000000
 	[trace_reader]=1000000 [hypercall]=5000000 [tramp_drain]=2000000
-	[page_walk]=2000000 [expect]=2000000
+	[page_walk]=2000000 [expect]=2000000 [ftrace_page]=2000000 [ftrace_ring]=2000000
 )
 for t in "${!LONG_RUNS[@]}"; do
 	var="FUZZ_RUNS_$t"

@@ -656,6 +656,190 @@ def seeds_expect():
     write("expect", "bad.expect", b"called\ncalls x == \nreached y within 5 parsecs\n")
 
 
+# ---- the kernel's ftrace ring buffer (fuzz/targets_ftrace.c) -----------
+# Linux 6.1 x86-64 offsets, as fuzz_ftrace_layout() (and the committed BTF
+# fixture) give them.
+
+FT_FN, FT_PRINT, FT_BPRINT, FT_GRAPH_RET, FT_GRAPH_ENT, FT_BPUTS = 1, 5, 6, 10, 11, 14
+
+
+def ft_entry(etype, body, pid=1):
+    return u16(etype) + u8(1) + u8(0) + u32(pid) + body
+
+
+def ft_fn(ip, parent):
+    return ft_entry(FT_FN, u64(ip) + u64(parent))
+
+
+class FtPage:
+    """A buffer_data_page written record by record."""
+
+    def __init__(self, stamp):
+        self.stamp = stamp
+        self.data = b""
+
+    def hdr(self, type_len, delta):
+        self.data += u32(type_len | (delta << 5))
+
+    def event(self, delta, payload, big=False):
+        payload += b"\0" * (-len(payload) % 4)
+        if len(payload) <= 112 and not big:
+            self.hdr(len(payload) // 4, delta)
+        else:
+            self.hdr(0, delta)
+            self.data += u32(len(payload) + 4)
+        self.data += payload
+        return self
+
+    def extend(self, delta):
+        self.hdr(30, delta & ((1 << 27) - 1))
+        self.data += u32(delta >> 27)
+        return self
+
+    def stamp_abs(self, t):
+        self.hdr(31, t & ((1 << 27) - 1))
+        self.data += u32(t >> 27)
+        return self
+
+    def discard(self, delta, n):
+        self.hdr(29, delta)
+        self.data += u32(n + 4) + b"\xee" * n
+        return self
+
+    def pad_to_end(self):
+        rest = 4080 - len(self.data)
+        if rest >= 8:
+            self.hdr(29, 1)
+            self.data += u32(rest - 4) + b"\0" * (rest - 8)
+        return self
+
+    def bytes(self, commit=None):
+        c = len(self.data) if commit is None else commit
+        body = (self.data + b"\0" * 4080)[:4080]
+        return u64(self.stamp) + u64(c) + body
+
+
+def ft_page_input(page, mode=1, emit_from=0, bound=0, tail=b""):
+    return u8(mode) + u16(emit_from) + u16(bound) + page + tail
+
+
+def seeds_ftrace_page():
+    p = FtPage(1000)
+    for i in range(20):
+        p.event(i and 17, ft_fn(0xffffffff81000000 + 16 * i, 0xffffffff81000008))
+    p.extend(5 << 27).event(0, ft_fn(1, 2)).pad_to_end()
+    write("ftrace_page", "functions.bin", ft_page_input(p.bytes()))
+    write("ftrace_page", "functions-from.bin", ft_page_input(p.bytes(), emit_from=280))
+
+    # Formats and strings live in the tail, which is guest memory at 0x1000.
+    fmt = b"irq %d on cpu%u: %s at %pS\0"
+    text = b"constant string\n\0"
+    tail = fmt + text + b"%*d|%.3s|%hhx|%lld|%pM|%pe|%c%%\0" + \
+        u32(5) + u32(42) + b"abcdef\0" + b"\0" + u8(0x7f) + b"\0\0" + u64(-3) + \
+        b"00:11:22:33:44:55\0" + b"\0\0" + u64(-22) + b"Z"
+    args = u32(9) + u32(1) + b"timer\0" + b"\0\0" + u64(0xffffffff81000010)
+    q = FtPage(50)
+    q.event(0, ft_entry(FT_PRINT, u64(0xffffffff81000020) + b"printed text\n\0"))
+    q.event(3, ft_entry(FT_BPRINT, u64(0xffffffff81000030) + u64(0x1000) + args))
+    q.event(3, ft_entry(FT_BPUTS, u64(0xffffffff81000040) + u64(0x1000 + len(fmt))))
+    q.event(3, ft_entry(FT_GRAPH_ENT, u64(0xffffffff81000050) + u32(2)))
+    q.event(3, ft_entry(FT_GRAPH_RET, u64(0xffffffff81000050) + u32(2) + u32(0) + u64(53) + u64(62)))
+    q.event(3, ft_entry(600, b"\x01" * 40))
+    q.event(3, ft_entry(FT_FN, b"\x02" * 4))
+    q.event(3, ft_fn(5, 6), big=True)
+    write("ftrace_page", "every-type.bin", ft_page_input(q.bytes(), tail=tail))
+
+    r = FtPage((3 << 59) | 9000)
+    r.event(0, ft_fn(1, 2)).discard(40, 24).stamp_abs(500).event(2, ft_fn(3, 4))
+    r.event(1, ft_entry(700, b"\x03" * 150))
+    write("ftrace_page", "stamps-discards.bin", ft_page_input(r.bytes()))
+    write("ftrace_page", "missed-flags.bin",
+          ft_page_input(r.bytes(len(r.data) | (3 << 30)) , tail=u64(1234)))
+    write("ftrace_page", "commit-past-page.bin", ft_page_input(p.bytes(5000)))
+    write("ftrace_page", "recycled-bound.bin", ft_page_input(p.bytes(0), mode=2))
+    bad = FtPage(1)
+    bad.event(0, ft_fn(1, 2)).hdr(29, 1)
+    bad.data += u32(0xfffffffc)
+    write("ftrace_page", "negative-padding.bin", ft_page_input(bad.bytes()))
+
+
+def ft_ring(pages, head, tail, reader_page, entries, overrun=0, nr_pages=None,
+            read=0, next_override=None, committing=0):
+    """Guest memory from 0x10000: global_trace, a trace_buffer with one CPU,
+    its ring_buffer_per_cpu, len(pages) buffer_pages in a ring (RB_PAGE_HEAD
+    on the pointer to pages[head]) plus a reader page, and their data pages.
+    pages: (stamp, commit, data) per ring page, reader_page likewise."""
+    base = 0x10000
+    n = len(pages)
+    mem = bytearray(0x1000 * (n + 3))
+    def put(addr, b):
+        mem[addr - base:addr - base + len(b)] = b
+    gt, tb, arr, cpu = base, base + 0x100, base + 0x200, base + 0x300
+    bpage = [base + 0x600 + 64 * i for i in range(n + 1)]  # the last: reader
+    data = [base + 0x1000 * (i + 1) for i in range(n + 1)]
+    put(gt + 32, u64(tb))
+    put(tb + 4, u32(1))
+    put(tb + 64, u64(arr))
+    put(arr, u64(cpu))
+    put(cpu + 40, u64(n if nr_pages is None else nr_pages))
+    put(cpu + 56, u64(bpage[head]))
+    put(cpu + 64, u64(bpage[head]))
+    put(cpu + 72, u64(bpage[tail]))
+    put(cpu + 80, u64(bpage[tail]))
+    put(cpu + 88, u64(bpage[n]))
+    put(cpu + 128, u64(entries))
+    put(cpu + 136, u64(overrun))
+    put(cpu + 160, u64(committing))
+    put(cpu + 216, u64(read))
+    for i in range(n):
+        nxt = bpage[(i + 1) % n] | (1 if (i + 1) % n == head else 0)
+        if next_override and i in next_override:
+            nxt = next_override[i]
+        put(bpage[i], u64(nxt) + u64(bpage[(i - 1) % n]))
+    for i, (stamp, commit, body) in enumerate(pages + [reader_page]):
+        put(bpage[i] + 48, u64(data[i]))
+        put(data[i], u64(stamp) + u64(commit) + body[:4080])
+    return u64(base) + u8(2) + bytes(mem)
+
+
+def ft_full_page(stamp, count, first=0):
+    p = FtPage(stamp)
+    for i in range(count):
+        p.event(i and 10, ft_fn(0xffffffff81000000 + 16 * (first + i), 0xffffffff81000008))
+    if count == 145:
+        p.pad_to_end()
+    return p
+
+
+def seeds_ftrace_ring():
+    empty = (0, 0, b"")
+    def page(stamp, count, first=0):
+        p = ft_full_page(stamp, count, first)
+        return (stamp, len(p.data), p.data)
+    # Two pages used of three; the writer on the second.
+    write("ftrace_ring", "two-pages.bin",
+          ft_ring([page(1000, 145), page(3000, 40, 145), empty], 0, 1, empty, 185))
+    # Wrapped: the head pushed to page 1, the writer back on page 0.
+    write("ftrace_ring", "wrapped.bin",
+          ft_ring([page(9000, 30, 400), page(3000, 145, 145), page(6000, 145, 290)], 1, 0,
+                  empty, 465, overrun=145))
+    # After a dump: page 0 recycled (commit 0) before the head, the reader
+    # page holds the last data and is the commit page.
+    p0 = ft_full_page(1000, 145)
+    write("ftrace_ring", "after-dump.bin",
+          ft_ring([(1000, 0, p0.data), empty, empty], 1, 1, page(3000, 20, 145), 165,
+                  read=165))
+    write("ftrace_ring", "committing.bin",
+          ft_ring([page(1000, 145), page(3000, 40, 145), empty], 0, 1, empty, 186,
+                  committing=1))
+    write("ftrace_ring", "loop.bin",
+          ft_ring([page(1000, 145), page(3000, 40, 145), empty], 0, 1, empty, 185,
+                  next_override={1: 0x10600 + 64}))
+    write("ftrace_ring", "huge-nr-pages.bin",
+          ft_ring([page(1000, 145), page(3000, 40, 145), empty], 0, 1, empty, 185,
+                  nr_pages=1 << 40))
+
+
 def main():
     kernel = seeds_elf()
     seeds_bzimage(kernel)
@@ -668,6 +852,8 @@ def main():
     seeds_tramp_drain()
     seeds_page_walk()
     seeds_expect()
+    seeds_ftrace_page()
+    seeds_ftrace_ring()
 
 
 if __name__ == "__main__":

@@ -871,6 +871,8 @@ const struct fuzz_target fuzz_targets[] = {
 	{ "tramp_drain", fuzz_tramp_drain },
 	{ "page_walk", fuzz_page_walk },
 	{ "expect", fuzz_expect },
+	{ "ftrace_page", fuzz_ftrace_page },
+	{ "ftrace_ring", fuzz_ftrace_ring },
 	{ NULL, NULL },
 };
 

@@ -62,6 +62,20 @@ int fuzz_page_walk(const uint8_t *data, size_t size);
  * then expect_check_filters() and expect_evaluate() over a small trace. */
 int fuzz_expect(const uint8_t *data, size_t size);
 
+/* The kernel ring-buffer reader (fuzz/targets_ftrace.c): one ring-buffer
+ * page decoded, its events' payloads decoded and rendered (formats and
+ * strings from guest memory after the page), and a bprint format with its
+ * arguments rendered directly. */
+int fuzz_ftrace_page(const uint8_t *data, size_t size);
+
+/* The same reader over whole rings: the input is guest memory holding
+ * global_trace and everything it points to, read three times. */
+int fuzz_ftrace_ring(const uint8_t *data, size_t size);
+
+/* The layout both use: Linux 6.1 x86-64, as the committed BTF fixture has it. */
+struct ftrace_layout;
+void fuzz_ftrace_layout(struct ftrace_layout *L);
+
 struct fuzz_target {
 	const char *name; /* the fuzz/fuzz_<name>.c and tests/fuzz-corpus/<name>/ name */
 	int (*run)(const uint8_t *data, size_t size);

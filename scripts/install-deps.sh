@@ -12,7 +12,9 @@ PACKAGES=(
 	libgtest-dev             # unit and boot tests
 	libvirt-dev              # --connect/--domain: reading libvirt domains
 	libxml2-dev              # parsing and writing libvirt domain XML
-	# tests: trace.dat read by trace-cmd's own libraries and binary
+	libbpf-dev               # the kernel's BTF: ftrace ring-buffer layouts
+	# tests: trace.dat read by trace-cmd's own libraries and binary; kbuffer
+	# as a second opinion on ring pages
 	libtracecmd-dev libtraceevent-dev libtracefs-dev trace-cmd
 )
 

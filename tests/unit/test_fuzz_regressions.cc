@@ -15,6 +15,7 @@
 #include "fuzz/targets.h"
 #include "tests/fixtures.h"
 #include "tests/shim/earlytrace_shim.h"
+#include "tests/unit/ftrace_ring_sim.h"
 
 namespace {
 
@@ -75,6 +76,18 @@ TEST(FuzzRegression, Hypercall) { check_target("hypercall"); }
 TEST(FuzzRegression, TrampDrain) { check_target("tramp_drain"); }
 TEST(FuzzRegression, PageWalk) { check_target("page_walk"); }
 TEST(FuzzRegression, Expect) { check_target("expect"); }
+TEST(FuzzRegression, FtracePage) { check_target("ftrace_page"); }
+TEST(FuzzRegression, FtraceRing) { check_target("ftrace_ring"); }
+
+// The ftrace targets fuzz with a layout written out in fuzz/targets_ftrace.c;
+// it must be the one the committed BTF fixture gives.
+TEST(FuzzRegression, FtraceLayoutIsTheFixtures)
+{
+	ftrace_layout fuzz, fix = fixture_layout();
+	fuzz_ftrace_layout(&fuzz);
+	fix.btf_types = 0;
+	EXPECT_EQ(memcmp(&fuzz, &fix, sizeof(fix)), 0);
+}
 
 // What the fuzzers found, checked for the fix itself where a sanitizer
 // alone would not notice (the inputs above only prove there is no crash).

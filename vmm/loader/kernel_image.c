@@ -123,6 +123,37 @@ const uint8_t *kernel_image_vaddr_bytes(const struct kernel_image *img, uint64_t
 	return NULL;
 }
 
+int kernel_image_section(const struct kernel_image *img, const char *name,
+			 const uint8_t **bytes, size_t *size)
+{
+	Elf *elf = img->elf;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (!img->data || !elf)
+		return et_error("%s: the image's bytes were released", name);
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return et_error("no section %s: the image has no section headers", name);
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		const char *n;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		n = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!n || strcmp(n, name) != 0)
+			continue;
+		if (sh.sh_type == SHT_NOBITS)
+			return et_error("section %s has no bytes in the file", name);
+		if (!range_in_file(sh.sh_offset, sh.sh_size, img->size))
+			return et_error("section %s runs past the end of the file", name);
+		*bytes = img->data + sh.sh_offset;
+		*size = sh.sh_size;
+		return 0;
+	}
+	return et_error("no section %s in the image", name);
+}
+
 static int compare_paddr(const void *a, const void *b)
 {
 	const struct kernel_segment *x = a, *y = b;
