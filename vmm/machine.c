@@ -6,12 +6,14 @@
  */
 #include "vmm/machine.h"
 
+#include <errno.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "earlytrace/abi.h"
@@ -24,6 +26,8 @@
 
 #define COM1_IRQ 4
 #define KICK_SIGNAL SIGUSR1
+
+static void stop_ticker(struct machine *m);
 
 /* The machine the signal handlers act on; one run per process. */
 static struct machine *signal_target;
@@ -116,23 +120,42 @@ static int attach_devices(struct machine *m)
 	return 0;
 }
 
-/* The user's command line plus what the CPU model needs Linux to know. */
-static char *effective_cmdline(const struct machine *m, const struct cpu_model *model,
-			       const char *user)
+/* Appends params that `cmdline` does not have yet, and says so. */
+static char *add_params(char *cmdline, const char *params, const char *why)
 {
-	char *added = NULL, *cmdline;
-	const char *params = m->kernel.is_linux ? model->linux_params : NULL;
+	char *added = NULL, *out;
 
-	cmdline = cmdline_append_params(user, params, &added);
-	if (!cmdline) {
+	if (!params)
+		return cmdline;
+	out = cmdline_append_params(cmdline, params, &added);
+	free(cmdline);
+	if (!out) {
 		et_error("out of memory");
 		return NULL;
 	}
 	if (added && added[0])
-		et_warn("added '%s' to the kernel command line: CPU model %s: %s",
-			added, model->name, model->linux_params_reason);
+		et_warn("added '%s' to the kernel command line: %s", added, why);
 	free(added);
-	return cmdline;
+	return out;
+}
+
+/* The user's command line plus what the CPU model needs Linux to know and
+ * what the command asked for. */
+static char *effective_cmdline(const struct machine *m, const struct cpu_model *model,
+			       const struct run_options *o)
+{
+	char why[256], *cmdline = strdup(o->append ? o->append : "");
+
+	if (!cmdline) {
+		et_error("out of memory");
+		return NULL;
+	}
+	if (!m->kernel.is_linux)
+		return cmdline;
+	snprintf(why, sizeof(why), "CPU model %s: %s", model->name,
+		 model->linux_params_reason ? model->linux_params_reason : "");
+	cmdline = add_params(cmdline, model->linux_params, why);
+	return cmdline ? add_params(cmdline, o->extra_params, o->extra_params_why) : NULL;
 }
 
 static int load_guest(struct machine *m, const struct run_options *o,
@@ -155,7 +178,7 @@ static int load_guest(struct machine *m, const struct run_options *o,
 		return -1;
 	if (vcpu_get_sregs(&m->vcpu, &sregs))
 		return et_error_errno("KVM_GET_SREGS failed");
-	cmdline = effective_cmdline(m, model, o->append);
+	cmdline = effective_cmdline(m, model, o);
 	if (!cmdline)
 		return -1;
 	boot.cmdline = cmdline;
@@ -277,6 +300,7 @@ int machine_run(struct machine *m)
 	} else {
 		et_print_error();
 	}
+	stop_ticker(m);
 	atomic_store(&m->running, false);
 	remove_signals();
 	return status;
@@ -291,8 +315,62 @@ void machine_kick(struct machine *m)
 		pthread_kill(m->run_thread, KICK_SIGNAL);
 }
 
+static void *ticker_main(void *arg)
+{
+	struct machine *m = arg;
+	struct timespec period = {
+		.tv_sec = (time_t)m->ticker.period_s,
+		.tv_nsec = (long)((m->ticker.period_s - (double)(time_t)m->ticker.period_s) * 1e9),
+	};
+
+	while (!atomic_load(&m->ticker.stop)) {
+		nanosleep(&period, NULL);
+		if (atomic_load(&m->ticker.stop))
+			break;
+		__atomic_store_n(&m->vcpu.work_pending, 1, __ATOMIC_RELEASE);
+		machine_kick(m);
+	}
+	return NULL;
+}
+
+int machine_every(struct machine *m, double period_s, void (*fn)(void *ctx, struct vcpu *vcpu),
+		  void *ctx)
+{
+	sigset_t all, old;
+	int err;
+
+	if (m->ticker.started)
+		return et_error("one periodic task per machine");
+	m->vcpu.work_fn = fn;
+	m->vcpu.work_ctx = ctx;
+	m->ticker.period_s = period_s;
+	atomic_store(&m->ticker.stop, false);
+	/* The VMM's signals are for the vCPU thread, never this one. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&m->ticker.thread, NULL, ticker_main, m);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		errno = err;
+		return et_error_errno("cannot start the periodic reader's thread");
+	}
+	m->ticker.started = true;
+	return 0;
+}
+
+static void stop_ticker(struct machine *m)
+{
+	if (!m->ticker.started)
+		return;
+	atomic_store(&m->ticker.stop, true);
+	pthread_join(m->ticker.thread, NULL);
+	m->ticker.started = false;
+	m->vcpu.work_fn = NULL;
+}
+
 void machine_destroy(struct machine *m)
 {
+	stop_ticker(m);
 	symbols_free(&m->symbols);
 	if (m->vcpu.fd >= 0)
 		vcpu_destroy(&m->vcpu);

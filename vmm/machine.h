@@ -41,6 +41,13 @@ struct machine {
 	void *panic_hook_ctx;
 	pthread_t run_thread;	/* the thread in machine_run(), for machine_kick() */
 	_Atomic bool running;
+	/* machine_every(): a thread that asks the vCPU for periodic work. */
+	struct {
+		pthread_t thread;
+		bool started;
+		_Atomic bool stop;
+		double period_s;
+	} ticker;
 };
 
 /* Hardware breakpoint slots (struct guest_debug) by owner. */
@@ -63,6 +70,15 @@ int machine_run(struct machine *m);
 void machine_kick(struct machine *m);
 
 void machine_destroy(struct machine *m);
+
+/*
+ * Calls fn in the vCPU's own thread, with the guest stopped, every
+ * period_s seconds of the run (a thread kicks the vCPU out of KVM_RUN;
+ * the guest TSC runs with host time, so this is a steady period of guest
+ * time too). One per machine. 0, or -1 with an error.
+ */
+int machine_every(struct machine *m, double period_s, void (*fn)(void *ctx, struct vcpu *vcpu),
+		  void *ctx);
 
 /*
  * Once the guest is loaded and every user of the kernel file's bytes is

@@ -13,6 +13,13 @@ static size_t name_len(const char *word, size_t len)
 }
 
 /* True if `text` has a word named like word[0..len) (up to any '='). */
+static bool has_param(const char *text, const char *word, size_t len);
+
+bool cmdline_has_param(const char *cmdline, const char *name)
+{
+	return has_param(cmdline, name, strlen(name));
+}
+
 static bool has_param(const char *text, const char *word, size_t len)
 {
 	size_t want = name_len(word, len);

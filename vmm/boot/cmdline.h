@@ -3,6 +3,8 @@
 #ifndef VMM_BOOT_CMDLINE_H
 #define VMM_BOOT_CMDLINE_H
 
+#include <stdbool.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -15,6 +17,10 @@ extern "C" {
  * when none). NULL on allocation failure.
  */
 char *cmdline_append_params(const char *user, const char *params, char **added);
+
+/* Whether the command line has a parameter called `name` (with or
+ * without "=value"). */
+bool cmdline_has_param(const char *cmdline, const char *name);
 
 #ifdef __cplusplus
 }

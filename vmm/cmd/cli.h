@@ -33,6 +33,10 @@ struct run_options {
 	const char *domain;   /* --domain NAME: a libvirt domain to take the machine from */
 	unsigned given;	      /* CLI_GIVEN_*: options set on the command line, which
 			       * win over the domain's */
+	/* Kernel parameters a command adds for a Linux guest (trace --follow:
+	 * the kernel's own tracer), and why, said when they are added. */
+	char *extra_params;
+	const char *extra_params_why;
 };
 
 enum {

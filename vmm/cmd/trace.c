@@ -4,6 +4,7 @@
 #include "vmm/cmd/trace.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "arch/x86/msr_names.h"
+#include "vmm/boot/cmdline.h"
 #include "vmm/cmd/check.h"
 #include "vmm/error.h"
 #include "vmm/libvirt/plugin.h"
@@ -59,6 +61,17 @@ const char cli_trace_usage[] =
 	"      --max-events N     end the run after N events\n"
 	"      --handoff SYMBOL   for stock kernels: restore the sites and stop\n"
 	"                         recording when SYMBOL runs (default ftrace_init)\n"
+	"      --follow           stock kernels: go on into the kernel's own ftrace:\n"
+	"                         earlytrace adds ftrace=function (function_graph\n"
+	"                         with --graph), ftrace_filter=/ftrace_notrace= from\n"
+	"                         -f/-n, trace_buf_size= and trace_clock=x86-tsc to\n"
+	"                         the kernel's command line, records until ftrace\n"
+	"                         patches code, then reads the kernel's ring buffers\n"
+	"                         from guest memory into the same trace\n"
+	"      --kernel-buf-size SIZE  --follow: the kernel's ring per CPU\n"
+	"                         (default 4M)\n"
+	"      --follow-period S  --follow: read the kernel's ring every S seconds\n"
+	"                         (default 0.1) and at every end of the run\n"
 	"      --expect FILE      when the run ends, check the trace against FILE as\n"
 	"                         'earlytrace check' does and print the KTAP report\n"
 	"                         (exit status 5 when an assertion fails)\n"
@@ -87,6 +100,9 @@ enum {
 	OPT_TAIL,
 	OPT_HANG_TIMEOUT,
 	OPT_EXPECT,
+	OPT_FOLLOW,
+	OPT_KERNEL_BUF_SIZE,
+	OPT_FOLLOW_PERIOD,
 };
 
 static const struct option trace_options_table[] = {
@@ -108,6 +124,9 @@ static const struct option trace_options_table[] = {
 	{ "tail", required_argument, NULL, OPT_TAIL },
 	{ "hang-timeout", required_argument, NULL, OPT_HANG_TIMEOUT },
 	{ "expect", required_argument, NULL, OPT_EXPECT },
+	{ "follow", no_argument, NULL, OPT_FOLLOW },
+	{ "kernel-buf-size", required_argument, NULL, OPT_KERNEL_BUF_SIZE },
+	{ "follow-period", required_argument, NULL, OPT_FOLLOW_PERIOD },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -115,6 +134,7 @@ void trace_options_free(struct trace_options *opts)
 {
 	free(opts->filters);
 	free(opts->notrace);
+	free(opts->run.extra_params);
 	memset(opts, 0, sizeof(*opts));
 }
 
@@ -206,12 +226,81 @@ static int trace_option(int c, const char *arg, struct trace_options *o)
 		return parse_msr_list(arg, o);
 	case OPT_TAIL:
 		return parse_count("--tail", arg, &o->tail);
+	case OPT_FOLLOW:
+		o->follow = true;
+		return 0;
+	case OPT_KERNEL_BUF_SIZE:
+		if (cli_parse_size(arg, &o->kernel_buf_size))
+			return et_error_prefix("--kernel-buf-size");
+		if (o->kernel_buf_size < 4096)
+			return et_error("--kernel-buf-size: %s is less than a page", arg);
+		return 0;
+	case OPT_FOLLOW_PERIOD:
+		if (cli_parse_seconds(arg, &o->follow_period_s))
+			return et_error_prefix("--follow-period");
+		if (o->follow_period_s < 0.001)
+			return et_error("--follow-period: %s is under a millisecond", arg);
+		return 0;
 	case OPT_HANG_TIMEOUT:
 		return cli_parse_seconds(arg, &o->hang_timeout_s) ? et_error_prefix("--hang-timeout")
 								  : 0;
 	default:
 		return 1; /* not a trace option */
 	}
+}
+
+/* "a,b,c" from -f or -n globs, as ftrace_filter=/ftrace_notrace= read
+ * them (the same glob language: vmm/sites/glob.h). */
+static int join_globs(const char *option, const char **globs, size_t n, char *out, size_t len)
+{
+	size_t used = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		const char *g = globs[i];
+
+		/* ftrace splits the list at commas, and reads '!' and ':' as
+		 * commands of its own. */
+		if (strpbrk(g, ", \t\n") || g[0] == '!' || strchr(g, ':'))
+			return et_error("--follow: %s '%s' cannot be passed to the kernel's ftrace "
+					"(no commas, spaces, leading '!' or ':')",
+					option, g);
+		if (used + strlen(g) + 2 > len)
+			return et_error("--follow: the %s list is too long for the kernel command "
+					"line",
+					option);
+		used += (size_t)snprintf(out + used, len - used, "%s%s", i ? "," : "", g);
+	}
+	return 0;
+}
+
+/* --follow: what the kernel's own tracer needs on its command line. The
+ * user's --append must not set any of it: the trace would lie. */
+static int follow_params(struct trace_options *o)
+{
+	static const char *const ours[] = { "ftrace",	      "ftrace_filter",	"ftrace_notrace",
+					    "trace_buf_size", "trace_clock",	"ftrace_graph_filter" };
+	char filter[1024], notrace[1024], *p;
+	size_t len;
+
+	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
+		if (o->run.append && cmdline_has_param(o->run.append, ours[i]))
+			return et_error("--follow sets the kernel's %s= itself (from -f, -n, "
+					"--graph, --kernel-buf-size): remove it from --append",
+					ours[i]);
+	if (join_globs("-f", o->filters, o->nr_filters, filter, sizeof(filter)) ||
+	    join_globs("-n", o->notrace, o->nr_notrace, notrace, sizeof(notrace)))
+		return -1;
+	len = strlen(filter) + strlen(notrace) + 160;
+	p = malloc(len);
+	if (!p)
+		return et_error("out of memory");
+	snprintf(p, len, "ftrace=%s%s%s%s%s trace_buf_size=%" PRIu64 " trace_clock=x86-tsc",
+		 o->graph ? "function_graph" : "function", filter[0] ? " ftrace_filter=" : "",
+		 filter, notrace[0] ? " ftrace_notrace=" : "", notrace, o->kernel_buf_size);
+	o->run.extra_params = p;
+	o->run.extra_params_why = "--follow: the kernel's own tracer, on earlytrace's clock";
+	return 0;
 }
 
 int cli_parse_trace(int argc, char **argv, struct trace_options *o)
@@ -226,6 +315,8 @@ int cli_parse_trace(int argc, char **argv, struct trace_options *o)
 	o->handoff = TRACE_DEFAULT_HANDOFF;
 	o->mode = TRACE_MODE_AUTO;
 	o->tail = TRACE_DEFAULT_TAIL;
+	o->kernel_buf_size = TRACE_DEFAULT_KERNEL_BUF_SIZE;
+	o->follow_period_s = TRACE_DEFAULT_FOLLOW_PERIOD;
 	/* No more patterns than arguments, so one allocation each suffices. */
 	o->filters = calloc((size_t)argc + 1, sizeof(*o->filters));
 	o->notrace = calloc((size_t)argc + 1, sizeof(*o->notrace));
@@ -257,7 +348,9 @@ int cli_parse_trace(int argc, char **argv, struct trace_options *o)
 		return et_error("--graph needs breakpoint mode (--mode int3 or auto)");
 	if (o->graph)
 		o->mode = TRACE_MODE_INT3;
-	return cli_run_check("trace", &o->run);
+	if (cli_run_check("trace", &o->run))
+		return -1;
+	return o->follow ? follow_params(o) : 0;
 }
 
 /* Without -o: a temporary file, printed as ftrace text at the end. */

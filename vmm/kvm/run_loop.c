@@ -136,6 +136,11 @@ int vcpu_run(struct vcpu *vcpu)
 	enum exit_verdict v = EXIT_RESUME;
 
 	while (v == EXIT_RESUME && vm_stop_reason(vcpu->vm) == VM_STOP_NONE) {
+		if (__atomic_exchange_n(&vcpu->work_pending, 0, __ATOMIC_ACQ_REL) && vcpu->work_fn) {
+			vcpu->regs_synced = false;
+			vcpu->work_fn(vcpu->work_ctx, vcpu);
+			continue; /* the work may have ended the run */
+		}
 		if (vcpu->sync_regs)
 			vcpu->run->kvm_valid_regs = KVM_SYNC_X86_REGS | KVM_SYNC_X86_SREGS;
 		vcpu->regs_synced = false;

@@ -57,6 +57,13 @@ struct vcpu {
 	vcpu_exit_observer_fn observe_exit; /* NULL: nobody watches */
 	void *observe_exit_ctx;
 	const char *crash_reason; /* why the guest crashed, once it has */
+	/* Work for this vCPU's own thread while the guest is stopped (reading
+	 * guest memory the guest must not change meanwhile): another thread
+	 * sets work_pending (atomically) and kicks; the run loop calls work_fn
+	 * before it enters the guest again. */
+	int work_pending;
+	void (*work_fn)(void *ctx, struct vcpu *vcpu);
+	void *work_ctx;
 };
 
 int vcpu_create(struct vcpu *vcpu, struct vm *vm, unsigned id, const struct cpu_model *model);

@@ -186,17 +186,19 @@ struct name_cache *name_cache_new(const struct symtab *tab)
 	return c;
 }
 
-const char *report_source_name(unsigned source)
+const char *report_sources_text(const struct trace_info *in, char *buf, size_t len)
 {
-	switch (source) {
-	case ET_REC_SRC_BREAKPOINT:
-		return "breakpoint";
-	case ET_REC_SRC_TRAMPOLINE:
-		return "trampoline";
-	case ET_REC_SRC_GUEST:
-		return "guest";
-	}
-	return "unknown";
+	size_t n = (size_t)snprintf(buf, len,
+				    "breakpoint %" PRIu64 ", trampoline %" PRIu64 ", guest %" PRIu64,
+				    in->events_by_source[ET_REC_SRC_BREAKPOINT],
+				    in->events_by_source[ET_REC_SRC_TRAMPOLINE],
+				    in->events_by_source[ET_REC_SRC_GUEST]);
+
+	if (in->nr_ftrace && n < len)
+		n += (size_t)snprintf(buf + n, len - n, ", ftrace %" PRIu64, in->nr_ftrace);
+	if (in->events_by_source[0] && n < len)
+		snprintf(buf + n, len - n, ", unknown %" PRIu64, in->events_by_source[0]);
+	return buf;
 }
 
 const char *report_exit_counts(const struct trace_info *in, char *buf, size_t len)
@@ -433,13 +435,10 @@ int report_summary(struct trace_reader *r, FILE *out)
 	else
 		ob_str(ob, "clock:        guest TSC, frequency unknown (times in cycles)\n");
 	ob_printf(ob, "state:        %s\n", trace_reader_state(r, state, sizeof(state)));
-	ob_printf(ob, "events:       %" PRIu64 " (breakpoint %" PRIu64 ", trampoline %" PRIu64
-		      ", guest %" PRIu64,
-		  in->nr_events, in->events_by_source[ET_REC_SRC_BREAKPOINT],
-		  in->events_by_source[ET_REC_SRC_TRAMPOLINE],
-		  in->events_by_source[ET_REC_SRC_GUEST]);
-	if (in->events_by_source[0])
-		ob_printf(ob, ", unknown %" PRIu64, in->events_by_source[0]);
+	ob_printf(ob, "events:       %" PRIu64 " (%s", in->nr_events,
+		  report_sources_text(in, state, sizeof(state)));
+	if (in->nr_kevents)
+		ob_printf(ob, ", kernel text/raw %" PRIu64, in->nr_kevents);
 	if (in->nr_exits)
 		ob_printf(ob, ", VM exits %" PRIu64, in->nr_exits);
 	ob_str(ob, ")\n");

@@ -97,6 +97,8 @@ static void note_row(struct outbuf *ob, const struct trace_info *in, const struc
 	ob_str(ob, ",,,,,,,,");
 	if (n->type == TRACE_REC_MARK) {
 		field(ob, "", n->text);
+	} else if (n->type == TRACE_REC_KEVENT) {
+		field(ob, "kernel: ", n->text);
 	} else {
 		snprintf(prefix, sizeof(prefix), "dropped %" PRIu64 "%s", n->dropped,
 			 n->text[0] ? ": " : "");
@@ -135,7 +137,7 @@ int report_csv(struct trace_reader *r, FILE *out)
 		time_fields(ob, in, e->tsc);
 		ob_u64(ob, et_rec_cpu(e), 0, ' ');
 		ob_char(ob, ',');
-		ob_str(ob, is_exit ? "exit" : report_source_name(trace_event_source(e)));
+		ob_str(ob, is_exit ? "exit" : trace_event_source_name(e));
 		ob_char(ob, ',');
 		func_fields(ob, names, e->ip);
 		ob_char(ob, ',');

@@ -25,8 +25,19 @@
 struct ftrace_state {
 	struct outbuf *ob;
 	const struct trace_info *in;
+	struct name_cache *names;
 	struct note_merge notes;
 };
+
+static void func(struct outbuf *ob, struct name_cache *names, uint64_t ip)
+{
+	const char *name = name_cache_lookup(names, ip);
+
+	if (name)
+		ob_str(ob, name);
+	else
+		ob_hex(ob, ip);
+}
 
 /* "TASK-PID [CPU] FLAGS TIMESTAMP: " */
 static void context(struct ftrace_state *st, uint32_t cpu, const char *flags, uint64_t tsc)
@@ -50,15 +61,6 @@ static void context(struct ftrace_state *st, uint32_t cpu, const char *flags, ui
 	ob_str(ob, ": ");
 }
 
-static void func(struct outbuf *ob, struct name_cache *names, uint64_t ip)
-{
-	const char *name = name_cache_lookup(names, ip);
-
-	if (name)
-		ob_str(ob, name);
-	else
-		ob_hex(ob, ip);
-}
 
 static void note_line(struct ftrace_state *st, const struct trace_note *n)
 {
@@ -67,6 +69,17 @@ static void note_line(struct ftrace_state *st, const struct trace_note *n)
 	if (n->type == TRACE_REC_MARK) {
 		context(st, 0, "d....", n->tsc);
 		ob_str(ob, "tracing_mark_write: ");
+		ob_str(ob, n->text);
+		ob_char(ob, '\n');
+		return;
+	}
+	if (n->type == TRACE_REC_KEVENT) {
+		/* As ftrace prints trace_printk: the caller, then the text. */
+		context(st, n->cpu, ".....", n->tsc);
+		if (n->kevent_kind != TRACE_KEVENT_RAW) {
+			func(ob, st->names, n->ip);
+			ob_str(ob, ": ");
+		}
 		ob_str(ob, n->text);
 		ob_char(ob, '\n');
 		return;
@@ -102,11 +115,8 @@ static void header(struct ftrace_state *st, struct trace_reader *r)
 	ob_printf(ob, ", mode %s\n", in->mode[0] ? in->mode : "(unknown)");
 	ob_printf(ob, "# earlytrace: symbols: %s\n",
 		  in->symbol_source[0] ? in->symbol_source : "(unknown)");
-	ob_printf(ob, "# earlytrace: event sources: breakpoint %" PRIu64 ", trampoline %" PRIu64
-		      ", guest %" PRIu64 "\n",
-		  in->events_by_source[ET_REC_SRC_BREAKPOINT],
-		  in->events_by_source[ET_REC_SRC_TRAMPOLINE],
-		  in->events_by_source[ET_REC_SRC_GUEST]);
+	ob_printf(ob, "# earlytrace: event sources: %s\n",
+		  report_sources_text(in, state, sizeof(state)));
 	if (in->nr_exits)
 		ob_printf(ob, "# earlytrace: VM exits: %s\n",
 			  report_exit_counts(in, state, sizeof(state)));
@@ -174,6 +184,7 @@ int report_ftrace(struct trace_reader *r, FILE *out)
 	st.ob->f = out;
 	st.ob->len = 0;
 	st.in = trace_reader_info(r);
+	st.names = tab;
 	note_merge_init(&st.notes, r);
 	header(&st, r);
 	while ((ret = trace_merge_next(m, &ev)) > 0) {

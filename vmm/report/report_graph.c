@@ -163,6 +163,10 @@ static void note_line(struct graph_state *st, const struct trace_note *n)
 		comment(st, 0, "mark: ", n->text);
 		return;
 	}
+	if (n->type == TRACE_REC_KEVENT) {
+		comment(st, n->cpu, "", n->text);
+		return;
+	}
 	ob_printf(st->ob, "# earlytrace: %" PRIu64 " events dropped (%s)\n", n->dropped,
 		  n->text[0] ? n->text : "no reason given");
 }

@@ -83,6 +83,17 @@ static void note_event(struct json_state *st, const struct trace_note *n)
 		ob_str(ob, ",\"pid\":1,\"tid\":0}");
 		return;
 	}
+	if (n->type == TRACE_REC_KEVENT) {
+		/* The kernel's trace_printk and other events: on their CPU. */
+		ob_str(ob, "{\"name\":");
+		ob_json_str(ob, n->text);
+		ob_str(ob, ",\"cat\":\"kernel\",\"ph\":\"i\",\"s\":\"t\",");
+		ts(st, n->tsc);
+		ob_str(ob, ",\"pid\":1,\"tid\":");
+		ob_u64(ob, n->cpu, 0, ' ');
+		ob_str(ob, "}");
+		return;
+	}
 	snprintf(name, sizeof(name), "%" PRIu64 " events dropped", n->dropped);
 	ob_str(ob, "{\"name\":");
 	ob_json_str(ob, name);
@@ -139,10 +150,7 @@ static void other_data(struct json_state *st, struct trace_reader *r)
 	}
 	snprintf(buf, sizeof(buf), "%" PRIu64, in->nr_events);
 	other_str(ob, "events", buf, true);
-	snprintf(buf, sizeof(buf), "breakpoint %" PRIu64 ", trampoline %" PRIu64 ", guest %" PRIu64,
-		 in->events_by_source[ET_REC_SRC_BREAKPOINT],
-		 in->events_by_source[ET_REC_SRC_TRAMPOLINE],
-		 in->events_by_source[ET_REC_SRC_GUEST]);
+	report_sources_text(in, buf, sizeof(buf));
 	other_str(ob, "event_sources", buf, true);
 	snprintf(buf, sizeof(buf), "%" PRIu64, in->dropped);
 	other_str(ob, "dropped", buf, true);
@@ -206,7 +214,7 @@ static void call_event(struct json_state *st, const struct et_ring_record *e)
 	ob_str(ob, ",\"ip\":\"");
 	ob_hex(ob, e->ip);
 	ob_str(ob, "\",\"source\":\"");
-	ob_str(ob, report_source_name(trace_event_source(e)));
+	ob_str(ob, trace_event_source_name(e));
 	ob_str(ob, "\"}}");
 }
 

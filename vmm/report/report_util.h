@@ -80,7 +80,8 @@ static inline const char *name_cache_lookup(struct name_cache *c, uint64_t ip)
 	return s ? s->name : NULL;
 }
 
-const char *report_source_name(unsigned source);
+/* "breakpoint N, trampoline N, guest N[, ftrace N][, unknown N]". */
+const char *report_sources_text(const struct trace_info *in, char *buf, size_t len);
 
 /* "name+0xoff" (just "name" at offset 0), or "0x..." with no symbol. */
 const char *report_symbol_offset(struct name_cache *c, uint64_t ip, char *buf, size_t len);

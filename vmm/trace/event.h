@@ -20,6 +20,21 @@ static inline unsigned trace_event_source(const struct et_ring_record *ev)
 	return ev->flags & ET_REC_SRC_MASK;
 }
 
+/* Who recorded a call or return: "breakpoint", "trampoline", "guest"
+ * (guestlib's ring), "ftrace" (a stock kernel's own ring), "unknown". */
+static inline const char *trace_event_source_name(const struct et_ring_record *ev)
+{
+	switch (trace_event_source(ev)) {
+	case ET_REC_SRC_BREAKPOINT:
+		return "breakpoint";
+	case ET_REC_SRC_TRAMPOLINE:
+		return "trampoline";
+	case ET_REC_SRC_GUEST:
+		return ev->flags & ET_REC_F_FTRACE ? "ftrace" : "guest";
+	}
+	return "unknown";
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -191,6 +191,23 @@ void graph_detach(struct graph *g, bool handoff)
 	g->stale = handoff;
 }
 
+int graph_reattach(struct graph *g)
+{
+	uint8_t *p;
+
+	if (!g->enabled || g->installed)
+		return 0;
+	p = guest_mem_ptr(g->gm, g->bp_paddr, 1);
+	if (!p)
+		return et_error("--graph: the return breakpoint is no longer in guest RAM");
+	g->saved = *p;
+	*p = X86_OPCODE_INT3;
+	g->installed = true;
+	g->nr = 0; /* the old frames were handed back at the stop */
+	g->stale = false;
+	return 0;
+}
+
 void graph_free(struct graph *g)
 {
 	free(g->frames);

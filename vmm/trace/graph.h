@@ -84,6 +84,9 @@ bool graph_on_return(struct graph *g, struct vcpu *vcpu, struct kvm_regs *regs,
  * region its byte. The frames are kept for the flight recorder unless
  * this is a handoff (the guest runs on; they go stale). */
 void graph_detach(struct graph *g, bool handoff);
+/* Capture resumes (--follow): the return breakpoint goes back in, with
+ * an empty shadow stack. 0, or -1 with an error. */
+int graph_reattach(struct graph *g);
 
 void graph_free(struct graph *g);
 

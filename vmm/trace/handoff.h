@@ -8,8 +8,14 @@
  *    or to drop a marker in the trace (ET_HC_MARK);
  *  - a stock kernel reaches its handoff symbol (ftrace_init): a hardware
  *    breakpoint there restores every site before ftrace looks at them.
- * Either way the tracer's capture stops (a callback: the tracer owns the
- * sites). The guest is untrusted: every address, length and index it
+ *    With --follow the kernel's own tracer takes over instead, and the
+ *    blind window between the two is kept small: capture resumes when
+ *    ftrace_init returns (at early_trace_init, over the nops ftrace made
+ *    of the sites) and stops only when ftrace begins patching code
+ *    (ftrace_arch_code_modify_prepare, which checks every site first);
+ *    from then on the kernel's ring is read (vmm/trace/kernel_ring.h).
+ * The tracer's capture stops and resumes through callbacks: the tracer
+ * owns the sites. The guest is untrusted: every address, length and index it
  * hands over is checked against guest RAM and the ring's own size.
  */
 #ifndef VMM_TRACE_HANDOFF_H
@@ -30,19 +36,53 @@ struct flight_recorder;
 extern "C" {
 #endif
 
-/* Stops the VMM's capture and puts every site back; returns how many
- * sites were patched. `how` names the handoff. */
-typedef size_t (*handoff_stop_fn)(void *ctx, const char *how);
+/* What the tracer does at a handoff. */
+struct handoff_ops {
+	/* Stops the VMM's capture and puts every site back; returns how
+	 * many sites were patched. `how` names the handoff. */
+	size_t (*stop_capture)(void *ctx, const char *how);
+	/* --follow: capture again over what the sites hold now; returns how
+	 * many sites were armed. */
+	size_t (*resume_capture)(void *ctx);
+	/* --follow: the kernel's own tracer has taken over. */
+	void (*follow_start)(void *ctx);
+};
+
+struct handoff_config {
+	struct vm *vm;		  /* its bus gets the hypercall port */
+	struct vcpu *vcpu;	  /* its breakpoints watch the symbols */
+	const struct symbols *syms;
+	const char *symbol;	  /* the stock kernel's handoff symbol, or NULL */
+	bool follow;		  /* --follow */
+	struct recorder *rec;
+	struct flight_recorder *fr;	 /* NULL: none */
+	const struct trampolines *tramp; /* a ring may not lie in their region */
+	const struct handoff_ops *ops;
+	void *ctx;
+};
+
+enum follow_phase {
+	FOLLOW_NONE,	 /* no --follow, or before the handoff symbol */
+	FOLLOW_RESUMING, /* ftrace_init runs: capture resumes at its end */
+	FOLLOW_CAPTURING, /* capture again, until ftrace patches code */
+	FOLLOW_KERNEL,	 /* the kernel's ring is read */
+};
 
 struct handoff {
 	struct recorder *rec;
 	struct flight_recorder *fr; /* NULL: none */
 	const struct guest_mem *gm;
-	const struct trampolines *tramp; /* a ring may not lie in their region */
-	handoff_stop_fn stop_capture;
-	void *stop_ctx;
+	const struct trampolines *tramp;
+	const struct handoff_ops *ops;
+	void *ctx;
+	struct vcpu *vcpu;
 	const char *symbol;	/* the stock kernel's handoff symbol, or NULL */
 	bool done;		/* tracing was handed over */
+	bool follow;
+	/* --follow: where capture resumes, and where ftrace patches code. */
+	enum follow_phase phase;
+	uint64_t resume_addr, patch_addr;
+	const char *patch_symbol;
 	/* The guest ring after a guestlib handoff. */
 	uint64_t ring_paddr, ring_bytes, ring_vmm_events;
 	uint64_t guest_events, guest_lost;
@@ -50,13 +90,10 @@ struct handoff {
 	char first_refusal[128]; /* why the first refused hypercall was */
 };
 
-/* Registers the hypercall port on vm's bus and, when syms has `symbol`
- * (NULL: none), a hardware breakpoint on it in vcpu. 0, or -1 with an
- * error. */
-int handoff_attach(struct handoff *h, struct vm *vm, struct vcpu *vcpu,
-		   const struct symbols *syms, const char *symbol, struct recorder *rec,
-		   struct flight_recorder *fr, const struct trampolines *tramp,
-		   handoff_stop_fn stop_capture, void *ctx);
+/* Registers the hypercall port and, when the kernel has the handoff
+ * symbol, a hardware breakpoint on it. With follow, the kernel must also
+ * have the symbols the later phases need. 0, or -1 with an error. */
+int handoff_attach(struct handoff *h, const struct handoff_config *cfg);
 
 /* After the run: appends what the guest recorded in its ring to the trace
  * file, and counts what it lost. Nothing when there was no handoff. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "arch/x86/insn.h"
+#include "arch/x86/site_verify.h"
 #include "vmm/error.h"
 
 static int compare_paddr(const void *a, const void *b)
@@ -84,6 +85,36 @@ void site_patches_arm(struct site_patches *sp, const struct guest_mem *gm)
 		else
 			sp->nr_call++;
 	}
+}
+
+size_t site_patches_rearm(struct site_patches *sp, const struct guest_mem *gm, bool skip_hit)
+{
+	size_t armed = 0;
+
+	for (size_t i = 0; i < sp->nr; i++) {
+		struct patched_site *s = &sp->sites[i];
+		uint8_t *code = guest_mem_ptr(gm, s->paddr, X86_SITE_LEN);
+
+		if (s->armed || (skip_hit && s->hits))
+			continue;
+		/* The kernel's ftrace turns every `call __fentry__` into the
+		 * 5-byte nop: those are the site's own bytes from now on. */
+		if (code && memcmp(code, s->orig, X86_SITE_LEN) &&
+		    !memcmp(code, x86_nop5, X86_SITE_LEN)) {
+			memcpy(s->orig, x86_nop5, X86_SITE_LEN);
+			if (s->kind == PATCH_INT3)
+				site_patch_set_int3(s);
+		}
+		if (!code || memcmp(code, s->orig, X86_SITE_LEN)) {
+			sp->rearm_refused++;
+			continue;
+		}
+		memcpy(code, s->patch, X86_SITE_LEN);
+		s->armed = true;
+		sp->armed++;
+		armed++;
+	}
+	return armed;
 }
 
 struct patched_site *site_patches_find(struct site_patches *sp, uint64_t paddr)

@@ -48,6 +48,7 @@ struct site_patches {
 	size_t nr_int3, nr_call;  /* armed at the start, by kind */
 	size_t refused;		  /* not patched: bytes differed from the image */
 	size_t modified_by_guest; /* not restored: neither our patch nor the original */
+	size_t rearm_refused;	  /* not re-armed: neither the original nor the nop */
 };
 
 /* Collects the selected, verified sites of tab, with their bytes from img;
@@ -66,6 +67,16 @@ bool site_patch_set_call(struct patched_site *s, uint64_t target);
 /* Writes every site's patch; sites whose bytes in guest memory are not the
  * image's are refused (counted, never patched). */
 void site_patches_arm(struct site_patches *sp, const struct guest_mem *gm);
+
+/*
+ * Arms again every site that is not armed (after a stop), over what the
+ * site holds now: its original bytes, or the 5-byte nop the kernel's
+ * ftrace made of a `call __fentry__` (which becomes the site's original
+ * from then on). Sites holding anything else are counted in
+ * rearm_refused; with skip_hit, sites that recorded a call stay as they
+ * are (oneshot). Returns how many were armed.
+ */
+size_t site_patches_rearm(struct site_patches *sp, const struct guest_mem *gm, bool skip_hit);
 
 /* The site patched at paddr, or NULL. */
 struct patched_site *site_patches_find(struct site_patches *sp, uint64_t paddr);

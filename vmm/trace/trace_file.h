@@ -52,6 +52,31 @@ enum trace_record_type {
 	TRACE_REC_DROPS = 4,   /* dropped-event count so far, tsc, reason */
 	TRACE_REC_MARK = 5,    /* a marker on the trace clock */
 	TRACE_REC_END = 6,     /* final statistics; absent if the run died */
+	/* An event of the guest kernel's own tracer that is not a call or a
+	 * return (trace_printk text, or any other type kept raw): cpu, its
+	 * type id and kind, tsc, ip, its bytes as the kernel wrote them, and
+	 * its text. Readers that predate it skip it. */
+	TRACE_REC_KEVENT = 7,
+};
+
+/* What a KEVENT is (vmm/ftrace/entries.h decodes them). */
+enum trace_kevent_kind {
+	TRACE_KEVENT_RAW = 0,	 /* a type earlytrace does not decode: bytes only */
+	TRACE_KEVENT_PRINT = 1,	 /* trace_printk with a non-constant format */
+	TRACE_KEVENT_BPRINT = 2, /* trace_printk, binary arguments rendered */
+	TRACE_KEVENT_BPUTS = 3,	 /* trace_printk of a constant string */
+};
+
+struct trace_kevent {
+	uint64_t tsc;
+	uint32_t cpu;
+	uint16_t type;		/* the kernel's event type id */
+	uint8_t kind;		/* enum trace_kevent_kind */
+	bool truncated;		/* the text is cut or could not all be read */
+	uint64_t ip;		/* where trace_printk was called; 0 for raw */
+	const uint8_t *payload; /* the event's bytes, as the kernel wrote them */
+	uint32_t payload_len;
+	const char *text;	/* the message ("" for raw) */
 };
 
 const char *trace_record_type_name(uint32_t type);
@@ -77,6 +102,7 @@ int trace_writer_events(struct trace_writer *w, const struct et_ring_record *ev,
 int trace_writer_drops(struct trace_writer *w, uint64_t dropped_total, uint64_t tsc,
 		       const char *reason);
 int trace_writer_mark(struct trace_writer *w, uint64_t tsc, const char *text);
+int trace_writer_kevent(struct trace_writer *w, const struct trace_kevent *k);
 /*
  * Writes END and closes the file; frees w (NULL is accepted). Call once.
  *
@@ -119,7 +145,9 @@ struct trace_info {
 	uint64_t nr_records;
 	uint64_t nr_symbols;
 	uint64_t nr_events;	  /* events stored in the file, of every kind */
-	uint64_t events_by_source[4]; /* calls and returns; index: flags & ET_REC_SRC_MASK */
+	uint64_t events_by_source[4]; /* calls and returns; index: flags & ET_REC_SRC_MASK,
+				       * without the kernel ftrace ring's */
+	uint64_t nr_ftrace;	  /* calls and returns from a stock kernel's ftrace ring */
 	uint64_t nr_returns;	  /* ET_REC_RET events (--graph) */
 	uint64_t nr_exits;	  /* VM exit events */
 	uint64_t exits_by_kind[TRACE_EXIT_KINDS]; /* index: kind - ET_REC_EXIT_FIRST */
@@ -128,8 +156,10 @@ struct trace_info {
 	uint64_t first_tsc, last_tsc; /* first and last event in file order */
 	uint32_t nr_cpus;	  /* highest cpu seen + 1 */
 	uint64_t nr_marks;
+	uint64_t nr_kevents;	  /* KEVENT records: the guest kernel's own text/raw events */
 	uint64_t nr_drop_records;
-	uint64_t dropped;	  /* the highest dropped total seen */
+	uint64_t dropped;	  /* over all DROPS reasons (each one's last total, summed),
+				   * or END's count when that is larger */
 	const char *drop_reason;  /* reason of the last DROPS record */
 	const char *last_mark;	  /* text of the last MARK, "" if none */
 
@@ -152,8 +182,9 @@ struct trace_record {
 	/* EVENTS */
 	const struct et_ring_record *events;
 	size_t nr_events;
-	/* DROPS, MARK */
+	/* DROPS, MARK, KEVENT */
 	uint64_t tsc;
+	struct trace_kevent kevent; /* KEVENT */
 	uint64_t dropped_total;
 	/* DROPS reason, MARK text, END exit reason (NUL-terminated, sanitized) */
 	const char *text;
@@ -164,11 +195,18 @@ struct trace_record {
 /* A mark or a drop, for merging into the event stream by time. */
 struct trace_note {
 	uint64_t tsc;
-	uint32_t type;	      /* TRACE_REC_MARK or TRACE_REC_DROPS */
-	uint64_t dropped;     /* DROPS: events dropped since the previous one */
+	uint32_t type;	      /* TRACE_REC_MARK, TRACE_REC_DROPS or TRACE_REC_KEVENT */
+	uint64_t dropped;     /* DROPS: events of its reason dropped since the previous one */
 	uint64_t dropped_total;
+	/* MARK, DROPS: the text; KEVENT: the message (a raw event: its type
+	 * and first bytes in hex), what a report shows after ip's function. */
 	const char *text;
 	uint64_t offset;      /* of its record: orders notes with equal tsc */
+	/* KEVENT */
+	uint32_t cpu;
+	uint16_t kevent_type;
+	uint8_t kevent_kind;
+	uint64_t ip;
 };
 
 struct trace_reader;

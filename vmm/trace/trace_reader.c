@@ -43,7 +43,13 @@ struct trace_reader {
 	struct name_block *names;
 	struct trace_note *notes;
 	size_t nr_notes, notes_cap;
-	uint64_t prev_dropped;
+	/* Each DROPS reason is its own running total (the host buffer's, the
+	 * guest ring's, the kernel ring's): its last total, by reason. */
+	struct drop_stream {
+		char *reason;
+		uint64_t total;
+	} *drops;
+	size_t nr_drops;
 	/* Where each run of events in TSC order starts (the first
 	 * TRACE_MERGE_MAX_RUNS of them; info.nr_runs counts them all). */
 	struct {
@@ -226,6 +232,48 @@ static int decode_symbols(struct trace_reader *r, uint64_t off, const uint8_t *p
 	return 0;
 }
 
+/* The last total of a DROPS reason (a new reason starts at 0). */
+static uint64_t *drop_total(struct trace_reader *r, const char *reason)
+{
+	struct drop_stream *d;
+
+	for (size_t i = 0; i < r->nr_drops; i++)
+		if (!strcmp(r->drops[i].reason, reason))
+			return &r->drops[i].total;
+	d = realloc(r->drops, (r->nr_drops + 1) * sizeof(*d));
+	if (!d)
+		return NULL;
+	r->drops = d;
+	d = &r->drops[r->nr_drops];
+	d->reason = strdup(reason);
+	d->total = 0;
+	if (!d->reason)
+		return NULL;
+	r->nr_drops++;
+	return &d->total;
+}
+
+/* What a report shows for a KEVENT: the message, or for a raw event its
+ * type and first bytes in hex. */
+static char *kevent_text(const struct trace_kevent *k)
+{
+	size_t cap = 64 + strlen(k->text) + 3 * 64, n;
+	char *s = malloc(cap);
+
+	if (!s)
+		return NULL;
+	if (k->kind != TRACE_KEVENT_RAW) {
+		snprintf(s, cap, "%s%s", k->text, k->truncated ? " [truncated]" : "");
+		return s;
+	}
+	n = (size_t)snprintf(s, cap, "event type %u (%u bytes):", k->type, k->payload_len);
+	for (uint32_t i = 0; i < k->payload_len && i < 64 && n + 4 < cap; i++)
+		n += (size_t)snprintf(s + n, cap - n, " %02x", k->payload[i]);
+	if (k->payload_len > 64 && n + 5 < cap)
+		snprintf(s + n, cap - n, " ...");
+	return s;
+}
+
 static int add_note(struct trace_reader *r, const struct trace_record *rec)
 {
 	struct trace_note *n;
@@ -245,14 +293,24 @@ static int add_note(struct trace_reader *r, const struct trace_record *rec)
 	n->type = rec->type;
 	n->offset = rec->offset;
 	if (rec->type == TRACE_REC_DROPS) {
+		uint64_t *last = drop_total(r, rec->text);
+
+		if (!last)
+			return et_error("out of memory");
 		n->dropped_total = rec->dropped_total;
-		n->dropped = rec->dropped_total > r->prev_dropped
-				     ? rec->dropped_total - r->prev_dropped
-				     : 0;
-		if (rec->dropped_total > r->prev_dropped)
-			r->prev_dropped = rec->dropped_total;
+		n->dropped = rec->dropped_total > *last ? rec->dropped_total - *last : 0;
+		if (rec->dropped_total > *last)
+			*last = rec->dropped_total;
 	}
-	n->text = strdup(rec->text);
+	if (rec->type == TRACE_REC_KEVENT) {
+		n->cpu = rec->kevent.cpu;
+		n->kevent_type = rec->kevent.type;
+		n->kevent_kind = rec->kevent.kind;
+		n->ip = rec->kevent.ip;
+		n->text = kevent_text(&rec->kevent);
+	} else {
+		n->text = strdup(rec->text);
+	}
 	if (!n->text)
 		return et_error("out of memory");
 	r->nr_notes++;
@@ -341,6 +399,24 @@ static int read_record(struct trace_reader *r, struct trace_record *rec)
 		rec->text = (const char *)r->buf + 16;
 		sanitize((char *)r->buf + 16, len - 16);
 		break;
+	case TRACE_REC_KEVENT: {
+		uint64_t word = len >= 28 ? get_u64(r->buf) : 0;
+		struct trace_kevent *k = &rec->kevent;
+
+		if (len < 28 || get_u32(r->buf + 24) > len - 28)
+			return corrupt(r, off, "KEVENT record too short");
+		k->cpu = (uint32_t)word;
+		k->type = (uint16_t)(word >> 32);
+		k->kind = (uint8_t)(word >> 48);
+		k->truncated = (word >> 56) & 1;
+		k->tsc = rec->tsc = get_u64(r->buf + 8);
+		k->ip = get_u64(r->buf + 16);
+		k->payload_len = get_u32(r->buf + 24);
+		k->payload = r->buf + 28;
+		k->text = rec->text = (const char *)r->buf + 28 + k->payload_len;
+		sanitize((char *)k->text, len - 28 - k->payload_len);
+		break;
+	}
 	case TRACE_REC_END:
 		if (len < 32)
 			return corrupt(r, off, "END record too short");
@@ -399,7 +475,10 @@ static int account(struct trace_reader *r, const struct trace_record *rec)
 				if (kind - ET_REC_EXIT_FIRST < TRACE_EXIT_KINDS)
 					in->exits_by_kind[kind - ET_REC_EXIT_FIRST]++;
 			} else {
-				in->events_by_source[e->flags & ET_REC_SRC_MASK]++;
+				if (e->flags & ET_REC_F_FTRACE)
+					in->nr_ftrace++;
+				else
+					in->events_by_source[e->flags & ET_REC_SRC_MASK]++;
 				in->nr_returns += kind == ET_REC_RET;
 			}
 			if (cpu < UINT32_MAX && cpu + 1 > in->nr_cpus)
@@ -409,10 +488,20 @@ static int account(struct trace_reader *r, const struct trace_record *rec)
 		return 0;
 	case TRACE_REC_DROPS:
 		in->nr_drop_records++;
-		if (rec->dropped_total > in->dropped)
-			in->dropped = rec->dropped_total;
-		if (set_string(r, STR_DROP_REASON, (const uint8_t *)rec->text, strlen(rec->text)))
+		if (set_string(r, STR_DROP_REASON, (const uint8_t *)rec->text, strlen(rec->text)) ||
+		    add_note(r, rec))
 			return -1;
+		/* Every reason's last total, summed (END's count wins if larger). */
+		in->dropped = 0;
+		for (size_t i = 0; i < r->nr_drops; i++)
+			in->dropped += r->drops[i].total;
+		if (in->has_end && in->end_dropped > in->dropped)
+			in->dropped = in->end_dropped;
+		return 0;
+	case TRACE_REC_KEVENT:
+		in->nr_kevents++;
+		if (rec->kevent.cpu < UINT32_MAX && rec->kevent.cpu + 1 > in->nr_cpus)
+			in->nr_cpus = rec->kevent.cpu + 1;
 		return add_note(r, rec);
 	case TRACE_REC_MARK:
 		in->nr_marks++;
@@ -543,6 +632,9 @@ void trace_reader_close(struct trace_reader *r)
 	for (size_t i = 0; i < r->nr_notes; i++)
 		free((char *)r->notes[i].text);
 	free(r->notes);
+	for (size_t i = 0; i < r->nr_drops; i++)
+		free(r->drops[i].reason);
+	free(r->drops);
 	free(r->tab.syms);
 	free(r->buf);
 	free(r->path);

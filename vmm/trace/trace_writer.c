@@ -377,6 +377,33 @@ int trace_writer_mark(struct trace_writer *w, uint64_t tsc, const char *text)
 	return write_text_record(w, TRACE_REC_MARK, 0, tsc, text);
 }
 
+/* The kernel's event bytes are kept up to this (a trace_entry and its
+ * fields; an event is at most a page). */
+#define KEVENT_MAX_PAYLOAD 4096
+
+int trace_writer_kevent(struct trace_writer *w, const struct trace_kevent *k)
+{
+	uint32_t raw = k->payload_len > KEVENT_MAX_PAYLOAD ? KEVENT_MAX_PAYLOAD : k->payload_len;
+	size_t n = str_len(k->text);
+	uint8_t *p;
+
+	if (w->failed)
+		return 0;
+	p = reserve(w, 28 + raw + n);
+	if (!p)
+		return -1;
+	put_u64(p, (uint64_t)k->cpu | (uint64_t)k->type << 32 | (uint64_t)k->kind << 48 |
+			   (uint64_t)(k->truncated ? 1 : 0) << 56);
+	put_u64(p + 8, k->tsc);
+	put_u64(p + 16, k->ip);
+	put_u32(p + 24, raw);
+	if (raw)
+		memcpy(p + 28, k->payload, raw);
+	if (n)
+		memcpy(p + 28 + raw, k->text, n);
+	return emit(w, TRACE_REC_KEVENT, 28 + raw + n);
+}
+
 int trace_writer_close(struct trace_writer *w, uint64_t recorded, uint64_t dropped,
 		       const char *exit_reason)
 {

@@ -127,10 +127,61 @@ size_t tracer_stop_capture(struct tracer *t, const char *how)
 	return t->patches.nr;
 }
 
+size_t tracer_resume_capture(struct tracer *t)
+{
+	size_t armed;
+
+	if (t->capturing)
+		return t->patches.armed;
+	/* Oneshot slots are not rewritten: those sites take an int3. */
+	if (!tramp_mode_reattach(&t->tramp))
+		for (size_t i = 0; i < t->patches.nr; i++)
+			if (t->patches.sites[i].kind == PATCH_CALL)
+				site_patch_set_int3(&t->patches.sites[i]);
+	if (graph_reattach(&t->graph) || guest_debug_set_int3(&t->m->vcpu, on_int3, t)) {
+		et_warn("--follow: capture cannot resume: %s", et_last_error());
+		return 0;
+	}
+	armed = site_patches_rearm(&t->patches, &t->m->vm.mem, t->o->oneshot);
+	flight_recorder_watch(&t->fr, 0, tramp_mode_progress(&t->tramp));
+	t->capturing = true;
+	t->handoff_how = NULL;
+	return armed;
+}
+
 static size_t stop_capture(void *ctx, const char *how)
 {
 	return tracer_stop_capture(ctx, how);
 }
+
+static size_t resume_capture(void *ctx)
+{
+	return tracer_resume_capture(ctx);
+}
+
+/* The kernel's own tracer took over: its ring is read from now on, every
+ * --follow-period and at the end. */
+static void follow_start(void *ctx)
+{
+	struct tracer *t = ctx;
+
+	if (kernel_ring_start(&t->kring)) {
+		et_warn("%s", et_last_error());
+		recorder_mark_now(&t->rec, et_last_error());
+	}
+}
+
+static void read_kernel_ring(void *ctx, struct vcpu *vcpu)
+{
+	(void)vcpu;
+	kernel_ring_read(&((struct tracer *)ctx)->kring, false);
+}
+
+static const struct handoff_ops handoff_ops = {
+	.stop_capture = stop_capture,
+	.resume_capture = resume_capture,
+	.follow_start = follow_start,
+};
 
 /* The guest entered panic(): the calls still in the trampoline batch came
  * before it; then the flight recorder reports and the trace marks it. */
@@ -141,6 +192,9 @@ static void on_guest_panic(void *ctx, struct vcpu *vcpu)
 
 	if (t->capturing)
 		tramp_mode_drain(&t->tramp);
+	/* What the kernel's ring holds now, before its own panic notifiers
+	 * (ftrace_dump_on_oops) consume it. */
+	kernel_ring_read(&t->kring, false);
 	flight_recorder_on_panic(&t->fr, vcpu, text, sizeof(text));
 	recorder_mark_now(&t->rec, text);
 }
@@ -237,6 +291,34 @@ static int open_output(struct tracer *t)
 	return 0;
 }
 
+static int attach_handoff(struct tracer *t)
+{
+	struct machine *m = t->m;
+	const struct handoff_config cfg = {
+		.vm = &m->vm,
+		.vcpu = &m->vcpu,
+		.syms = &m->symbols,
+		.symbol = t->o->handoff,
+		.follow = t->o->follow,
+		.rec = &t->rec,
+		.fr = &t->fr,
+		.tramp = &t->tramp.tramp,
+		.ops = &handoff_ops,
+		.ctx = t,
+	};
+
+	if (handoff_attach(&t->handoff, &cfg))
+		return -1;
+	if (!t->o->follow)
+		return 0;
+	if (!m->kernel.is_linux)
+		return et_error("--follow: %s is not a Linux kernel", m->kernel.name);
+	/* While all symbols and the file's bytes (its BTF) are still here. */
+	if (kernel_ring_prepare(&t->kring, &m->kernel, &m->symbols, &t->rec, &m->vcpu))
+		return -1;
+	return machine_every(m, t->o->follow_period_s, read_kernel_ring, t);
+}
+
 static int arm_until(struct tracer *t)
 {
 	uint64_t addr;
@@ -267,8 +349,7 @@ int tracer_attach(struct tracer *t, struct machine *m, const struct trace_option
 			      o->batch_events) ||
 	    graph_attach(&t->graph, o->graph, &m->kernel, &m->symbols, &m->vm.mem, &t->rec) ||
 	    open_output(t) || arm_until(t) ||
-	    handoff_attach(&t->handoff, &m->vm, &m->vcpu, &m->symbols, o->handoff, &t->rec,
-			   &t->fr, &t->tramp.tramp, stop_capture, t) ||
+	    attach_handoff(t) ||
 	    exit_events_attach(&t->exits, &m->vcpu, &t->rec, &t->tramp, o->trace_msrs,
 			       o->nr_trace_msrs, o->no_exits) ||
 	    guest_debug_set_int3(&m->vcpu, on_int3, t))
@@ -292,13 +373,15 @@ int tracer_finish(struct tracer *t)
 	flight_recorder_stop(&t->fr);
 	tracer_stop_capture(t, NULL);
 	exit_events_detach(&t->exits);
+	kernel_ring_read(&t->kring, true);
 	recorder_flush(&t->rec);
 	handoff_collect_guest_ring(&t->handoff);
 	/* Every event is in: a crash or a hang gets its report now. */
 	flight_recorder_finish(&t->fr);
 
-	recorded = t->rec.buf.recorded + t->handoff.guest_events;
-	dropped = t->rec.buf.dropped + t->handoff.guest_lost;
+	recorded = t->rec.buf.recorded + t->handoff.guest_events + t->kring.texts + t->kring.raw;
+	dropped = t->rec.buf.dropped + t->handoff.guest_lost + t->kring.overwritten +
+		  t->kring.not_written;
 	snprintf(reason, sizeof(reason), "%s",
 		 t->fr.end[0] ? t->fr.end : vm_stop_reason_name(vm_stop_reason(&t->m->vm)));
 	/* A full disk must not pass silently: keep what the writer says. */
@@ -316,15 +399,33 @@ void tracer_print_summary(const struct tracer *t, FILE *out)
 {
 	const struct tramp_mode *tm = &t->tramp;
 	const struct graph *g = &t->graph;
+	const struct kernel_ring *kr = &t->kring;
+	uint64_t from_kernel = kr->calls + kr->returns + kr->texts + kr->raw;
 
 	fprintf(out,
 		"earlytrace: trace: %" PRIu64 " events (%" PRIu64 " by breakpoints on %zu sites, %" PRIu64
 		" by trampolines on %zu sites, %" PRIu64 " from the guest ring, %" PRIu64
-		" VM exits), %" PRIu64 " dropped%s%s, written to %s\n",
-		t->rec.buf.recorded + t->handoff.guest_events, t->bp_events, t->patches.nr_int3,
-		tm->events, t->patches.nr_call, t->handoff.guest_events, t->exits.count,
-		t->rec.buf.dropped + t->handoff.guest_lost, t->handoff_how ? "; handoff: " : "",
-		t->handoff_how ? t->handoff_how : "", t->o->output);
+		" from the kernel's ftrace ring, %" PRIu64 " VM exits), %" PRIu64
+		" dropped%s%s, written to %s\n",
+		t->rec.buf.recorded + t->handoff.guest_events + kr->texts + kr->raw, t->bp_events,
+		t->patches.nr_int3, tm->events, t->patches.nr_call, t->handoff.guest_events,
+		from_kernel, t->exits.count,
+		t->rec.buf.dropped + t->handoff.guest_lost + kr->overwritten + kr->not_written,
+		t->handoff_how ? "; handoff: " : "", t->handoff_how ? t->handoff_how : "",
+		t->o->output);
+	if (t->o->follow)
+		fprintf(out,
+			"earlytrace: follow: %s; the kernel's ring: %" PRIu64 " calls, %" PRIu64
+			" returns, %" PRIu64 " texts, %" PRIu64 " other events in %" PRIu64
+			" reads (%.1f us of VMM time a read, at most %" PRIu64
+			" events in one); %" PRIu64 " overwritten before a read, %" PRIu64
+			" not written by the kernel%s%s\n",
+			kr->reader ? "the kernel's tracer took over"
+				   : "the kernel's tracer never took over",
+			kr->calls, kr->returns, kr->texts, kr->raw, kr->reads,
+			kr->reads ? (double)kr->read_ns / (double)kr->reads / 1000.0 : 0.0,
+			kr->read_events_max, kr->overwritten, kr->not_written,
+			kr->warnings ? "; " : "", kr->warnings ? kr->first_warning : "");
 	if (t->patches.nr_call)
 		fprintf(out,
 			"earlytrace: trampolines: %s, %" PRIu64 " records a batch, %" PRIu64
@@ -360,6 +461,7 @@ void tracer_free(struct tracer *t)
 {
 	exit_events_detach(&t->exits);
 	flight_recorder_free(&t->fr);
+	kernel_ring_free(&t->kring);
 	graph_free(&t->graph);
 	recorder_free(&t->rec);
 	site_patches_free(&t->patches);

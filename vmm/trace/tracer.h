@@ -29,6 +29,7 @@
 #include "vmm/trace/flight_recorder.h"
 #include "vmm/trace/graph.h"
 #include "vmm/trace/handoff.h"
+#include "vmm/trace/kernel_ring.h"
 #include "vmm/trace/recorder.h"
 #include "vmm/trace/site_patch.h"
 #include "vmm/trace/tramp_mode.h"
@@ -52,6 +53,9 @@ struct trace_options {
 	uint64_t tail;		   /* --tail: events the flight recorder prints */
 	double hang_timeout_s;	   /* --hang-timeout: 0 none */
 	bool graph;		   /* --graph: record returns too */
+	bool follow;		   /* --follow: on into the kernel's own ftrace ring */
+	uint64_t kernel_buf_size;  /* --kernel-buf-size: the kernel's ring, per CPU */
+	double follow_period_s;	   /* --follow-period: between reads of it */
 	const char *expect;	   /* --expect FILE: check the trace (cmd/trace.c) */
 };
 
@@ -67,6 +71,7 @@ struct tracer {
 	struct exit_events exits;
 	struct graph graph;
 	struct handoff handoff;
+	struct kernel_ring kring;  /* --follow */
 	struct flight_recorder fr;
 	bool capturing;		 /* the VMM records calls */
 	const char *handoff_how; /* "guest ring", "ftrace_init", NULL: none */
@@ -81,6 +86,10 @@ int tracer_attach(struct tracer *t, struct machine *m, const struct trace_option
  * region, back as the image has them. `how` names a handoff (NULL: the
  * run ended). Returns how many sites were patched. */
 size_t tracer_stop_capture(struct tracer *t, const char *how);
+
+/* Capture again over what the sites hold now (--follow, once ftrace_init
+ * has made them nops). Returns how many sites were armed. */
+size_t tracer_resume_capture(struct tracer *t);
 
 /* After the run: collects what is left (flight-recorder buffer, the guest
  * ring) and closes the trace file. 0, or -1 with an error (a write that

@@ -162,6 +162,7 @@ int tramp_mode_attach(struct tramp_mode *tm, enum trace_mode mode, struct machin
 	for (size_t i = 0; i < patches->nr; i++)
 		routed += tramp_route_site(&tm->tramp, &patches->sites[i], oneshot, tm->gm);
 	trampolines_batch_reset(&tm->tramp, tm->gm, batch_allowance(tm));
+	tm->placed = true;
 	if (routed < patches->nr)
 		et_warn("trampolines: %zu of %zu sites cannot reach %s; they use breakpoints",
 			patches->nr - routed, patches->nr, tm->tramp.region.desc);
@@ -181,6 +182,16 @@ const volatile uint64_t *tramp_mode_progress(struct tramp_mode *tm)
 void tramp_mode_detach(struct tramp_mode *tm)
 {
 	trampolines_remove(&tm->tramp, tm->gm);
+}
+
+bool tramp_mode_reattach(struct tramp_mode *tm)
+{
+	if (!tm->placed || tm->oneshot)
+		return false;
+	if (!tm->tramp.installed && trampolines_install(&tm->tramp, tm->gm))
+		return false;
+	trampolines_batch_reset(&tm->tramp, tm->gm, batch_allowance(tm));
+	return true;
 }
 
 void tramp_mode_free(struct tramp_mode *tm)

@@ -37,6 +37,7 @@ struct tramp_mode {
 	const struct guest_mem *gm;
 	unsigned cpu;		/* the vCPU whose batch this is */
 	bool oneshot;
+	bool placed;		/* the trampolines were installed at attach */
 	uint64_t events;	/* calls drained */
 	uint64_t unknown_ip;	/* drained records naming no site */
 	uint64_t corrupt;	/* drains that found the batch overwritten */
@@ -73,6 +74,10 @@ const volatile uint64_t *tramp_mode_progress(struct tramp_mode *tm);
 
 /* Puts the region's own bytes back (once no site calls it). */
 void tramp_mode_detach(struct tramp_mode *tm);
+/* Capture resumes (--follow): the trampolines go back into their region
+ * with an empty batch (oneshot slots are not rewritten: false then, and
+ * the caller gives those sites int3s). True when sites may call them. */
+bool tramp_mode_reattach(struct tramp_mode *tm);
 void tramp_mode_free(struct tramp_mode *tm);
 
 #ifdef __cplusplus

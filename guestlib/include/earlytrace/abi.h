@@ -137,6 +137,9 @@ enum et_record_flags {
 	/* Returns: the frame was abandoned (its return was never seen, say a
 	 * longjmp past it); recorded when an outer frame returned. */
 	ET_REC_F_UNWOUND = 1 << 3,
+	/* Calls and returns the VMM read from a stock kernel's own ftrace
+	 * ring (`trace --follow`); their source is ET_REC_SRC_GUEST. */
+	ET_REC_F_FTRACE = 1 << 4,
 };
 
 /*

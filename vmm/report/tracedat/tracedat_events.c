@@ -89,6 +89,23 @@ uint32_t tracedat_ev_mark(uint8_t *buf, uint8_t flags, const char *text, uint64_
 	return len;
 }
 
+uint32_t tracedat_ev_print(uint8_t *buf, uint8_t flags, uint64_t ip, const char *text,
+			   uint64_t *cut)
+{
+	size_t n = strlen(text), room = TRACEDAT_MAX_PAYLOAD - TRACEDAT_OFF_PRINT_BUF - 1;
+
+	tracedat_common(buf, TRACEDAT_ID_PRINT, flags, 0);
+	tracedat_put_u64(buf + TRACEDAT_OFF_PRINT_IP, ip);
+	if (n > room) {
+		n = room;
+		(*cut)++;
+	}
+	/* char buf[]: the text in place, NUL-terminated. */
+	memcpy(buf + TRACEDAT_OFF_PRINT_BUF, text, n);
+	buf[TRACEDAT_OFF_PRINT_BUF + n] = '\0';
+	return (uint32_t)(TRACEDAT_OFF_PRINT_BUF + n + 1);
+}
+
 uint32_t tracedat_ev_drops(uint8_t *buf, uint8_t flags, uint64_t count, uint64_t total,
 			   const char *reason, uint64_t *cut)
 {

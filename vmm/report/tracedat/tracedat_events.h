@@ -33,6 +33,9 @@ uint32_t tracedat_ev_graph_exit(uint8_t *buf, uint8_t flags, uint64_t func, int3
 uint32_t tracedat_ev_vm_exit(uint8_t *buf, uint8_t flags, const struct et_exit *x, uint64_t rip,
 			     const char *desc, uint64_t *cut);
 uint32_t tracedat_ev_mark(uint8_t *buf, uint8_t flags, const char *text, uint64_t *cut);
+/* ftrace:print: the guest kernel's trace_printk text and its caller. */
+uint32_t tracedat_ev_print(uint8_t *buf, uint8_t flags, uint64_t ip, const char *text,
+			   uint64_t *cut);
 uint32_t tracedat_ev_drops(uint8_t *buf, uint8_t flags, uint64_t count, uint64_t total,
 			   const char *reason, uint64_t *cut);
 

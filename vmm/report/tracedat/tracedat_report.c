@@ -141,11 +141,19 @@ static int exit_event(struct conv *c, struct tracedat_pages *p, const struct et_
 
 static int note_event(struct conv *c, struct tracedat_pages *p, const struct trace_note *n)
 {
-	uint32_t len = n->type == TRACE_REC_MARK
-			       ? tracedat_ev_mark(c->buf, TRACEDAT_FLAG_IRQS_OFF, n->text,
-						  &c->losses.cut)
-			       : tracedat_ev_drops(c->buf, TRACEDAT_FLAG_IRQS_OFF, n->dropped,
-						   n->dropped_total, n->text, &c->losses.cut);
+	uint32_t len;
+
+	/* The guest kernel's trace_printk text as ftrace:print on its CPU; a
+	 * raw event's format is not known here, so it goes as a mark. */
+	if (n->type == TRACE_REC_KEVENT && n->kevent_kind != TRACE_KEVENT_RAW &&
+	    n->cpu < c->nr_cpus)
+		return add(p, n->cpu, n->tsc, c,
+			   tracedat_ev_print(c->buf, 0, n->ip, n->text, &c->losses.cut));
+	if (n->type == TRACE_REC_DROPS)
+		len = tracedat_ev_drops(c->buf, TRACEDAT_FLAG_IRQS_OFF, n->dropped,
+					n->dropped_total, n->text, &c->losses.cut);
+	else
+		len = tracedat_ev_mark(c->buf, TRACEDAT_FLAG_IRQS_OFF, n->text, &c->losses.cut);
 
 	return add(p, 0, n->tsc, c, len);
 }

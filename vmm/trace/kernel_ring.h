@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `trace --follow`, the reading side: once a stock kernel's own function
+ * tracer has taken over (vmm/trace/handoff.c decides when), its ftrace
+ * ring buffers are read from guest memory (vmm/ftrace/) into the same
+ * trace file, on the same clock (the kernel runs with trace_clock=x86-tsc):
+ * at a steady period while the guest runs (the vCPU stopped for each read,
+ * so the buffer is consistent), at a panic, and once more at every end.
+ *
+ * Function entries become calls, function_graph entries and exits calls
+ * and returns, all with source "ftrace" (ET_REC_SRC_GUEST with
+ * ET_REC_F_FTRACE); trace_printk text and any other event type go in as
+ * KEVENT records (the latter raw, with its type id). What the kernel
+ * overwrote before a read, or could not write, is counted from its own
+ * counters and written as drops. Nothing is skipped silently.
+ */
+#ifndef VMM_TRACE_KERNEL_RING_H
+#define VMM_TRACE_KERNEL_RING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arch/x86/page_walk.h"
+#include "vmm/ftrace/layout.h"
+#include "vmm/ftrace/ring_reader.h"
+#include "vmm/kvm/vcpu.h"
+#include "vmm/loader/kernel_image.h"
+#include "vmm/symbols/symbols.h"
+#include "vmm/trace/recorder.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct kernel_ring {
+	struct ftrace_layout layout;
+	uint64_t global_trace;		/* its guest-virtual address */
+	struct ftrace_reader *reader;	/* NULL until the kernel's tracer takes over */
+	struct recorder *rec;
+	struct vcpu *vcpu;
+	const struct symtab *syms;	/* names for %pS in trace_printk */
+	struct x86_paging paging;	/* the kernel's page tables, taken at takeover */
+	uint64_t takeover_tsc;		/* earlytrace's last moment of capture */
+	bool first_seen;		/* the kernel's first event is in */
+	uint64_t calls, returns, texts, raw;
+	uint64_t overwritten, not_written; /* drops, from the kernel's counters */
+	uint64_t warnings;
+	char first_warning[240];
+	uint64_t reads;
+	uint64_t read_ns;		/* VMM time spent reading, all reads */
+	uint64_t read_events_max;	/* the most events one read brought */
+};
+
+/*
+ * Before the guest runs, while the kernel file's bytes and all its symbols
+ * are still there: the ring layouts from the image's BTF and global_trace's
+ * address. 0, or -1 with an error that says why the kernel cannot be
+ * followed (no BTF, no global_trace symbol).
+ */
+int kernel_ring_prepare(struct kernel_ring *kr, const struct kernel_image *img,
+			const struct symbols *syms, struct recorder *rec, struct vcpu *vcpu);
+
+/* The kernel's own tracer takes over now: reading starts, through the
+ * page tables the vCPU has at this moment (the kernel's own). */
+int kernel_ring_start(struct kernel_ring *kr);
+
+/* Reads what the kernel recorded since the last read into the trace;
+ * `final` for the last read of the run. Nothing before the takeover. */
+void kernel_ring_read(struct kernel_ring *kr, bool final);
+
+void kernel_ring_free(struct kernel_ring *kr);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VMM_TRACE_KERNEL_RING_H */
