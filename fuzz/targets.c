@@ -486,8 +486,19 @@ int fuzz_hypercall(const uint8_t *data, size_t size)
 		     flags & 1 ? OVERFLOW_OVERWRITE : OVERFLOW_STOP))
 		return -1;
 	v.t.rec.max_events = flags & 2 ? in_le(&in, 2) : 0;
-	if (handoff_attach(&v.t.handoff, &v.m->vm, &v.m->vcpu, &v.m->symbols, NULL, &v.t.rec,
-			   &v.t.fr, &v.t.tramp.tramp, vmm_stop_capture, &v.t)) {
+	static const struct handoff_ops ops = { .stop_capture = vmm_stop_capture };
+	const struct handoff_config cfg = {
+		.vm = &v.m->vm,
+		.vcpu = &v.m->vcpu,
+		.syms = &v.m->symbols,
+		.rec = &v.t.rec,
+		.fr = &v.t.fr,
+		.tramp = &v.t.tramp.tramp,
+		.ops = &ops,
+		.ctx = &v.t,
+	};
+
+	if (handoff_attach(&v.t.handoff, &cfg)) {
 		vmm_free(&v);
 		return -1;
 	}

@@ -365,10 +365,14 @@ TEST_F(Dispatch, HypercallReachesTheHandoffAndMarksTheTrace)
 
 	ASSERT_EQ(recorder_init(&rec, &vcpu, 64, OVERFLOW_STOP, 0), 0);
 	ASSERT_EQ(trace_writer_open(&rec.out, path.c_str(), nullptr), 0) << et_last_error();
-	ASSERT_EQ(handoff_attach(&h, &vm, &vcpu, nullptr, nullptr, &rec, nullptr, nullptr,
-				 no_capture, nullptr),
-		  0)
-		<< et_last_error();
+	struct handoff_ops ops = {};
+	ops.stop_capture = no_capture;
+	struct handoff_config cfg = {};
+	cfg.vm = &vm;
+	cfg.vcpu = &vcpu;
+	cfg.rec = &rec;
+	cfg.ops = &ops;
+	ASSERT_EQ(handoff_attach(&h, &cfg), 0) << et_last_error();
 	hc.abi_version = ET_ABI_VERSION;
 	hc.nr = ET_HC_MARK;
 	hc.arg0 = text_gpa;

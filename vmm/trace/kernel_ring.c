@@ -46,29 +46,35 @@ static int symbol_name(void *ctx, uint64_t addr, bool with_offset, char *buf, si
 	return 0;
 }
 
-int kernel_ring_start(struct kernel_ring *kr)
+int kernel_ring_start_with(struct kernel_ring *kr, ftrace_read_fn read, void *ctx)
 {
-	struct kvm_sregs sregs;
 	struct ftrace_reader_config cfg = {
 		.layout = &kr->layout,
 		.global_trace = kr->global_trace,
-		.read = read_guest,
-		.read_ctx = kr,
+		.read = read,
+		.read_ctx = ctx,
 		.symbol = symbol_name,
 		.symbol_ctx = kr,
 	};
 
 	if (kr->reader)
 		return 0;
+	kr->takeover_tsc = recorder_now(kr->rec);
+	kr->reader = ftrace_reader_new(&cfg);
+	return kr->reader ? 0 : et_error_prefix("--follow");
+}
+
+int kernel_ring_start(struct kernel_ring *kr)
+{
+	struct kvm_sregs sregs;
+
 	/* The kernel's own page tables (init_mm's, at this point of boot):
 	 * its buffers live in the direct map and vmalloc space, which every
 	 * later page table shares, so these serve the whole run. */
 	if (vcpu_get_sregs(kr->vcpu, &sregs))
 		return et_error_errno("--follow: cannot read the vCPU's page-table root");
 	kr->paging = x86_paging_from_sregs(&sregs);
-	kr->takeover_tsc = recorder_now(kr->rec);
-	kr->reader = ftrace_reader_new(&cfg);
-	return kr->reader ? 0 : et_error_prefix("--follow");
+	return kernel_ring_start_with(kr, read_guest, kr);
 }
 
 /* The guest time between earlytrace's last capture and the kernel's first

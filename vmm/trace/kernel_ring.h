@@ -64,6 +64,9 @@ int kernel_ring_prepare(struct kernel_ring *kr, const struct kernel_image *img,
  * page tables the vCPU has at this moment (the kernel's own). */
 int kernel_ring_start(struct kernel_ring *kr);
 
+/* The same with another way to read the kernel's memory (tests). */
+int kernel_ring_start_with(struct kernel_ring *kr, ftrace_read_fn read, void *ctx);
+
 /* Reads what the kernel recorded since the last read into the trace;
  * `final` for the last read of the run. Nothing before the takeover. */
 void kernel_ring_read(struct kernel_ring *kr, bool final);
