@@ -169,8 +169,7 @@ TEST(ExitTimelineOptions, BadMsrLists)
 		      "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17" });
 	EXPECT_EQ(r.status, 1);
 	EXPECT_NE(r.err.find("--trace-msr: at most 16 MSRs"), std::string::npos) << r.err;
-	if (!kvm_available())
-		return;
+	REQUIRE_KVM();
 	TempDir d;
 	r = run_vmm({ "trace", "--kernel", image("x86_64"), "--mem", "32M", "--trace-msr", "0x802",
 		      "--output", d.file("x.trace") });
