@@ -135,17 +135,17 @@ static char *effective_cmdline(const struct machine *m, const struct cpu_model *
 	return cmdline;
 }
 
+/* protocol: resolved already (boot_choose_protocol()). */
 static int load_guest(struct machine *m, const struct run_options *o,
-		      const struct cpu_model *model)
+		      const struct cpu_model *model, enum boot_protocol protocol)
 {
-	struct boot_request boot = { .protocol = o->boot };
+	struct boot_request boot = { .protocol = protocol };
 	struct kvm_regs regs;
 	struct kvm_sregs sregs;
 	char *cmdline;
 	int ret;
 
-	if (boot_choose_protocol(&m->kernel, o->boot, &boot.protocol) ||
-	    kernel_image_load(&m->kernel, &m->vm.mem))
+	if (kernel_image_load(&m->kernel, &m->vm.mem))
 		return -1;
 	if (o->initrd && initrd_load(&m->vm.mem, o->initrd, m->kernel.phys_end,
 				     &boot.initrd_paddr, &boot.initrd_size))
@@ -248,7 +248,7 @@ int machine_create(struct machine *m, const struct run_options *o)
 		goto fail;
 	if (vcpu_create(&m->vcpu, &m->vm, 0, m->model))
 		goto fail;
-	if (attach_devices(m) || load_guest(m, o, m->model) || load_symbols(m, o))
+	if (attach_devices(m) || load_guest(m, o, m->model, protocol) || load_symbols(m, o))
 		goto fail;
 	m->vcpu.symbolize = symbolize;
 	m->vcpu.symbolize_ctx = &m->symbols;

@@ -103,6 +103,31 @@ bool kernel_image_phys_in_segment(const struct kernel_image *img, uint64_t paddr
 	return false;
 }
 
+bool kernel_image_section(const struct kernel_image *img, const char *name,
+			  struct kernel_section *out)
+{
+	Elf *elf = img->elf;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return false;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *n;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		n = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (n && !strcmp(n, name)) {
+			*out = (struct kernel_section){ sh.sh_addr, sh.sh_offset, sh.sh_size,
+							sh.sh_type };
+			return true;
+		}
+	}
+	return false;
+}
+
 const uint8_t *kernel_image_vaddr_bytes(const struct kernel_image *img, uint64_t vaddr,
 					uint64_t len, uint64_t *paddr, uint32_t *flags)
 {

@@ -76,6 +76,19 @@ bool kernel_image_phys_in_segment(const struct kernel_image *img, uint64_t paddr
 const uint8_t *kernel_image_vaddr_bytes(const struct kernel_image *img, uint64_t vaddr,
 					uint64_t len, uint64_t *paddr, uint32_t *flags);
 
+/* A section header, for images that keep them. */
+struct kernel_section {
+	uint64_t addr;	 /* sh_addr */
+	uint64_t offset; /* sh_offset: where its bytes are in the file */
+	uint64_t size;	 /* sh_size */
+	uint32_t type;	 /* sh_type (SHT_PROGBITS, ...) */
+};
+
+/* The first section called name; false when there is none (or the image
+ * has no section headers). */
+bool kernel_image_section(const struct kernel_image *img, const char *name,
+			  struct kernel_section *out);
+
 /* Reads a whole file into a malloc'ed buffer (used for initrds too). */
 int read_whole_file(const char *path, uint8_t **data, size_t *size);
 

@@ -6,6 +6,7 @@
 
 #include "arch/x86/insn.h"
 #include "vmm/error.h"
+#include "vmm/util/sorted.h"
 
 static int compare_paddr(const void *a, const void *b)
 {
@@ -91,19 +92,17 @@ void site_patches_arm(struct site_patches *sp, const struct guest_mem *gm)
 	}
 }
 
+static bool paddr_below(const void *site, const void *paddr)
+{
+	return ((const struct patched_site *)site)->paddr < *(const uint64_t *)paddr;
+}
+
 struct patched_site *site_patches_find(struct site_patches *sp, uint64_t paddr)
 {
-	size_t lo = 0, hi = sp->nr;
+	size_t i = sorted_partition_point(sp->sites, sp->nr, sizeof(*sp->sites), &paddr,
+					  paddr_below);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (sp->sites[mid].paddr < paddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < sp->nr && sp->sites[lo].paddr == paddr ? &sp->sites[lo] : NULL;
+	return i < sp->nr && sp->sites[i].paddr == paddr ? &sp->sites[i] : NULL;
 }
 
 void site_patches_forget(struct site_patches *sp, struct patched_site *s)
