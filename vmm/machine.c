@@ -15,6 +15,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "arch/x86/pc_ports.h"
 #include "earlytrace/abi.h"
 #include "vmm/boot/boot.h"
 #include "vmm/boot/cmdline.h"
@@ -22,7 +23,6 @@
 #include "vmm/error.h"
 #include "vmm/loader/initrd.h"
 
-#define COM1_IRQ 4
 #define KICK_SIGNAL SIGUSR1
 
 /* The machine the signal handlers act on; one run per process. */
@@ -85,7 +85,7 @@ static void remove_signals(void)
 
 static void com1_irq(void *ctx, int level)
 {
-	vm_set_irq_line(ctx, COM1_IRQ, level);
+	vm_set_irq_line(ctx, PC_IRQ_COM1, level);
 }
 
 static const char *symbolize(void *ctx, uint64_t addr, char *buf, size_t len)
@@ -102,15 +102,15 @@ static int attach_devices(struct machine *m)
 	m->debug_exit = (struct debug_exit){ .stop = vm_request_stop, .vm = vm };
 	m->acpi_sleep = (struct acpi_sleep){ .stop = vm_request_stop, .vm = vm };
 
-	if (iobus_register(&vm->bus, IOBUS_PIO, ET_PORT_COM1, SERIAL8250_NR_REGS,
+	if (iobus_register(&vm->bus, IOBUS_PIO, PC_PORT_COM1, SERIAL8250_NR_REGS,
 			   serial8250_io, &m->com1, "com1") ||
-	    iobus_register(&vm->bus, IOBUS_PIO, ET_PORT_I8042_DATA, 1, i8042_data_io, &m->kbc,
+	    iobus_register(&vm->bus, IOBUS_PIO, PC_PORT_I8042_DATA, 1, i8042_data_io, &m->kbc,
 			   "i8042") ||
-	    iobus_register(&vm->bus, IOBUS_PIO, ET_PORT_I8042_CMD, 1, i8042_cmd_io, &m->kbc,
+	    iobus_register(&vm->bus, IOBUS_PIO, PC_PORT_I8042_CMD, 1, i8042_cmd_io, &m->kbc,
 			   "i8042") ||
 	    iobus_register(&vm->bus, IOBUS_PIO, ET_PORT_DEBUG_EXIT, 4, debug_exit_io,
 			   &m->debug_exit, "debug-exit") ||
-	    iobus_register(&vm->bus, IOBUS_PIO, ACPI_SLEEP_CONTROL_PORT, 2, acpi_sleep_io,
+	    iobus_register(&vm->bus, IOBUS_PIO, PC_PORT_ACPI_SLEEP_CONTROL, 2, acpi_sleep_io,
 			   &m->acpi_sleep, "acpi-sleep"))
 		return -1;
 	return 0;
