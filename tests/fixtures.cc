@@ -2,11 +2,13 @@
 #include "tests/fixtures.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <stdlib.h>
 
 #include <cstdlib>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -14,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "vmm/error.h"
+#include "vmm/kvm/kvm_device.h"
 #include "vmm/trace/trace_file.h"
 
 namespace {
@@ -43,6 +46,24 @@ std::string debian_kernel_dir()
 std::string initramfs_path()
 {
 	return from_env("EARLYTRACE_INITRAMFS", cache_dir() + "/initramfs.cpio");
+}
+
+bool kvm_available(std::string *why)
+{
+	int fd = kvm_device_open();
+	if (fd < 0) {
+		if (why)
+			*why = et_last_error();
+		return false;
+	}
+	close(fd);
+	return true;
+}
+
+bool kvm_required()
+{
+	const char *v = getenv("EARLYTRACE_REQUIRE_KVM");
+	return v && !strcmp(v, "1");
 }
 
 bool file_exists(const std::string &path)

@@ -1,16 +1,41 @@
 // SPDX-License-Identifier: MIT
-// Where the tests find inputs that are not in the repository: the Debian
-// cloud kernel and the busybox initramfs, which images/fetch-debian-kernel.sh
-// and images/make-initramfs.sh put in a cache (scripts/test.sh runs both).
+// What the tests share: where they find inputs that are not in the
+// repository (the Debian cloud kernel and the busybox initramfs, which
+// images/fetch-debian-kernel.sh and images/make-initramfs.sh put in a
+// cache; scripts/test.sh runs both), whether KVM is usable, files and
+// events to feed the code under test.
 #ifndef TESTS_FIXTURES_H
 #define TESTS_FIXTURES_H
 
 #include "earlytrace/abi.h"
 #include "vmm/report/report.h"
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
+
+// Whether the VMM could open its KVM device ($EARLYTRACE_KVM_DEVICE, else
+// /dev/kvm: read-write, the right API version, the capabilities it
+// needs); *why, when given, gets the VMM's own reason when not.
+bool kvm_available(std::string *why = nullptr);
+// $EARLYTRACE_REQUIRE_KVM=1 (.ci/run sets it): KVM must be usable here.
+bool kvm_required();
+
+// The one way a test stops for want of KVM. When KVM is not usable it
+// ends the test (or the helper function it stands in) as skipped, with
+// the reason; under EARLYTRACE_REQUIRE_KVM=1 as failed instead, so a CI
+// run cannot pass over the KVM tests. When KVM is usable it does nothing.
+#define REQUIRE_KVM()                                                                  \
+	do {                                                                           \
+		std::string kvm_why_;                                                  \
+		if (!kvm_available(&kvm_why_)) {                                       \
+			if (kvm_required())                                            \
+				GTEST_FAIL() << "EARLYTRACE_REQUIRE_KVM=1 but " << kvm_why_; \
+			GTEST_SKIP() << kvm_why_;                                      \
+		}                                                                      \
+	} while (0)
 
 // $EARLYTRACE_DEBIAN_KERNEL_DIR, else ${XDG_CACHE_HOME:-~/.cache}/earlytrace/debian-kernel.
 std::string debian_kernel_dir();

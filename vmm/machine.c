@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arch/x86/pc_ports.h"
 #include "earlytrace/abi.h"
 #include "vmm/boot/boot.h"
 #include "vmm/boot/cmdline.h"
@@ -24,7 +25,6 @@
 #include "vmm/kvm/run_loop.h"
 #include "vmm/loader/initrd.h"
 
-#define COM1_IRQ 4
 #define KICK_SIGNAL SIGUSR1
 
 static void stop_ticker(struct machine *m);
@@ -89,7 +89,7 @@ static void remove_signals(void)
 
 static void com1_irq(void *ctx, int level)
 {
-	vm_set_irq_line(ctx, COM1_IRQ, level);
+	vm_set_irq_line(ctx, PC_IRQ_COM1, level);
 }
 
 static const char *symbolize(void *ctx, uint64_t addr, char *buf, size_t len)
@@ -106,15 +106,15 @@ static int attach_devices(struct machine *m)
 	m->debug_exit = (struct debug_exit){ .stop = vm_request_stop, .vm = vm };
 	m->acpi_sleep = (struct acpi_sleep){ .stop = vm_request_stop, .vm = vm };
 
-	if (iobus_register(&vm->bus, IOBUS_PIO, ET_PORT_COM1, SERIAL8250_NR_REGS,
+	if (iobus_register(&vm->bus, IOBUS_PIO, PC_PORT_COM1, SERIAL8250_NR_REGS,
 			   serial8250_io, &m->com1, "com1") ||
-	    iobus_register(&vm->bus, IOBUS_PIO, ET_PORT_I8042_DATA, 1, i8042_data_io, &m->kbc,
+	    iobus_register(&vm->bus, IOBUS_PIO, PC_PORT_I8042_DATA, 1, i8042_data_io, &m->kbc,
 			   "i8042") ||
-	    iobus_register(&vm->bus, IOBUS_PIO, ET_PORT_I8042_CMD, 1, i8042_cmd_io, &m->kbc,
+	    iobus_register(&vm->bus, IOBUS_PIO, PC_PORT_I8042_CMD, 1, i8042_cmd_io, &m->kbc,
 			   "i8042") ||
 	    iobus_register(&vm->bus, IOBUS_PIO, ET_PORT_DEBUG_EXIT, 4, debug_exit_io,
 			   &m->debug_exit, "debug-exit") ||
-	    iobus_register(&vm->bus, IOBUS_PIO, ACPI_SLEEP_CONTROL_PORT, 2, acpi_sleep_io,
+	    iobus_register(&vm->bus, IOBUS_PIO, PC_PORT_ACPI_SLEEP_CONTROL, 2, acpi_sleep_io,
 			   &m->acpi_sleep, "acpi-sleep"))
 		return -1;
 	return 0;
@@ -158,17 +158,17 @@ static char *effective_cmdline(const struct machine *m, const struct cpu_model *
 	return cmdline ? add_params(cmdline, o->extra_params, o->extra_params_why) : NULL;
 }
 
+/* protocol: resolved already (boot_choose_protocol()). */
 static int load_guest(struct machine *m, const struct run_options *o,
-		      const struct cpu_model *model)
+		      const struct cpu_model *model, enum boot_protocol protocol)
 {
-	struct boot_request boot = { .protocol = o->boot };
+	struct boot_request boot = { .protocol = protocol };
 	struct kvm_regs regs;
 	struct kvm_sregs sregs;
 	char *cmdline;
 	int ret;
 
-	if (boot_choose_protocol(&m->kernel, o->boot, &boot.protocol) ||
-	    kernel_image_load(&m->kernel, &m->vm.mem))
+	if (kernel_image_load(&m->kernel, &m->vm.mem))
 		return -1;
 	if (o->initrd && initrd_load(&m->vm.mem, o->initrd, m->kernel.phys_end,
 				     &boot.initrd_paddr, &boot.initrd_size))
@@ -271,7 +271,7 @@ int machine_create(struct machine *m, const struct run_options *o)
 		goto fail;
 	if (vcpu_create(&m->vcpu, &m->vm, 0, m->model))
 		goto fail;
-	if (attach_devices(m) || load_guest(m, o, m->model) || load_symbols(m, o))
+	if (attach_devices(m) || load_guest(m, o, m->model, protocol) || load_symbols(m, o))
 		goto fail;
 	m->vcpu.symbolize = symbolize;
 	m->vcpu.symbolize_ctx = &m->symbols;

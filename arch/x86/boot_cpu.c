@@ -15,10 +15,13 @@ enum { GDT_NULL, GDT_CODE, GDT_DATA, GDT_TSS };
 /* The Linux boot protocol's selectors: __BOOT_CS 0x10, __BOOT_DS 0x18. */
 enum { GDT64_CODE = 2, GDT64_DATA = 3, GDT64_TSS = 4 };
 
-static int write_tables(const struct guest_mem *gm, const uint64_t *gdt, unsigned entries,
-			struct kvm_sregs *sregs)
+/* Writes the boot GDT and the empty IDT, and loads CS, every data segment
+ * and TR from the GDT's entries code, data and tss. */
+static int load_boot_tables(const struct guest_mem *gm, const uint64_t *gdt, unsigned entries,
+			    unsigned code, unsigned data, unsigned tss, struct kvm_sregs *sregs)
 {
 	const uint64_t idt = 0;
+	struct kvm_segment data_seg;
 
 	if (guest_mem_write(gm, LAYOUT_BOOT_GDT, gdt, entries * sizeof(gdt[0])) ||
 	    guest_mem_write(gm, LAYOUT_BOOT_IDT, &idt, sizeof(idt)))
@@ -30,6 +33,11 @@ static int write_tables(const struct guest_mem *gm, const uint64_t *gdt, unsigne
 	/* No LDT: mark it unusable rather than leave reset-state garbage. */
 	memset(&sregs->ldt, 0, sizeof(sregs->ldt));
 	sregs->ldt.unusable = 1;
+
+	sregs->cs = gdt_to_kvm_segment(gdt[code], code);
+	data_seg = gdt_to_kvm_segment(gdt[data], data);
+	sregs->ds = sregs->es = sregs->fs = sregs->gs = sregs->ss = data_seg;
+	sregs->tr = gdt_to_kvm_segment(gdt[tss], tss);
 	return 0;
 }
 
@@ -43,14 +51,9 @@ int boot_cpu_setup_pvh(const struct guest_mem *gm, uint32_t entry, uint32_t star
 		/* The PVH ABI asks for a TSS with base 0 and limit 0x67. */
 		[GDT_TSS] = gdt_entry(GDT_FLAGS_TSS32, 0, 0x67),
 	};
-	struct kvm_segment data;
 
-	if (write_tables(gm, gdt, 4, sregs))
+	if (load_boot_tables(gm, gdt, 4, GDT_CODE, GDT_DATA, GDT_TSS, sregs))
 		return -1;
-	sregs->cs = gdt_to_kvm_segment(gdt[GDT_CODE], GDT_CODE);
-	data = gdt_to_kvm_segment(gdt[GDT_DATA], GDT_DATA);
-	sregs->ds = sregs->es = sregs->fs = sregs->gs = sregs->ss = data;
-	sregs->tr = gdt_to_kvm_segment(gdt[GDT_TSS], GDT_TSS);
 
 	sregs->cr0 = X86_CR0_PE | X86_CR0_ET;
 	sregs->cr3 = 0;
@@ -74,14 +77,9 @@ int boot_cpu_setup_long64(const struct guest_mem *gm, uint64_t entry, uint64_t b
 		[GDT64_DATA] = gdt_entry(GDT_FLAGS_DATA32, 0, 0xfffff),
 		[GDT64_TSS] = gdt_entry(GDT_FLAGS_TSS32, 0, 0x67),
 	};
-	struct kvm_segment data;
 
-	if (write_tables(gm, gdt, 6, sregs))
+	if (load_boot_tables(gm, gdt, 6, GDT64_CODE, GDT64_DATA, GDT64_TSS, sregs))
 		return -1;
-	sregs->cs = gdt_to_kvm_segment(gdt[GDT64_CODE], GDT64_CODE);
-	data = gdt_to_kvm_segment(gdt[GDT64_DATA], GDT64_DATA);
-	sregs->ds = sregs->es = sregs->fs = sregs->gs = sregs->ss = data;
-	sregs->tr = gdt_to_kvm_segment(gdt[GDT64_TSS], GDT64_TSS);
 
 	sregs->cr0 = X86_CR0_PE | X86_CR0_ET | X86_CR0_NE | X86_CR0_PG;
 	sregs->cr3 = cr3;

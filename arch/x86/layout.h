@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Every fixed guest-physical address the VMM uses, in one place.
+ * Every fixed guest-physical address the VMM uses, in one place (the I/O
+ * ports and interrupt lines are in arch/x86/pc_ports.h). Macros only and no
+ * includes: the freestanding test kernels (images/) include it too.
  *
  * The low 1 MiB follows the PC conventions Linux expects (real-mode IVT/BDA
  * at 0, EBDA below 640 KiB, VGA/BIOS hole from 640 KiB to 1 MiB); kernels
@@ -59,6 +61,11 @@
  * as real PCs and the reference VMMs do. */
 #define LAYOUT_MMIO_HOLE_START 0xc0000000ULL
 #define LAYOUT_MMIO_HOLE_END 0x100000000ULL
+/* In the hole: KVM's local APIC at its reset base (its MMIO never reaches
+ * the VMM), and an address no device claims, where every access is an
+ * MMIO exit the VMM answers with all ones (the test kernels use it). */
+#define LAYOUT_LOCAL_APIC 0xfee00000
+#define LAYOUT_UNCLAIMED_MMIO 0xd0000000
 
 /* Smallest RAM we accept: boot structures + 1 MiB of kernel room. */
 #define LAYOUT_MIN_RAM (2ULL << 20)

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 
+#include <arch/x86/layout.h>
 #include <earlytrace/guestlib.h>
 
 #include "boot.h"
@@ -169,8 +170,8 @@ static void case_ring_outside_ram(void)
 	static const uint64_t at[][2] = {
 		{ HOSTILE_RAM_SIZE, 4096 },
 		{ 0x40000000, 4096 },
-		{ 0xfee00000, 4096 },
-		{ 0xfffbd000, 4096 },
+		{ LAYOUT_LOCAL_APIC, 4096 },
+		{ LAYOUT_KVM_TSS, 4096 },
 		{ 0x100000000ull, 4096 },
 		{ HOSTILE_RAM_SIZE - 64, 4096 },
 	};

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "machine.h"
 
+#include <arch/x86/layout.h>
+#include <arch/x86/pc_ports.h>
 #include <earlytrace/abi.h>
 
 #include "io.h"
@@ -21,7 +23,7 @@ void machine_spin(void)
 void machine_unemulatable(void)
 {
 	/* No RAM there: every access is an MMIO exit KVM must emulate. */
-	__asm__ volatile("fildl (%0)" : : "r"((uintptr_t)0xd0000000u) : "memory");
+	__asm__ volatile("fildl (%0)" : : "r"((uintptr_t)LAYOUT_UNCLAIMED_MMIO) : "memory");
 	machine_hang();
 }
 
@@ -34,7 +36,7 @@ void machine_exit(uint32_t status)
 
 void machine_reboot_kbd(void)
 {
-	outb(ET_PORT_I8042_CMD, ET_I8042_CMD_RESET);
+	outb(PC_PORT_I8042_CMD, PC_I8042_CMD_RESET);
 	for (;;)
 		__asm__ volatile("pause");
 }

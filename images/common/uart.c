@@ -6,12 +6,10 @@
  */
 #include "uart.h"
 
-#include <earlytrace/abi.h>
+#include <arch/x86/pc_ports.h>
 
 #include "io.h"
 
-#define UART_THR 0		/* transmit holding register (write) */
-#define UART_LSR 5		/* line status register */
 #define UART_LSR_THRE 0x20	/* THR empty: ready for the next byte */
 
 /* Give up waiting after this many polls, as Linux's early serial does, so a
@@ -21,8 +19,8 @@
 void uart_putc(char c)
 {
 	for (unsigned i = 0; i < UART_POLL_LIMIT; i++) {
-		if (inb(ET_PORT_COM1 + UART_LSR) & UART_LSR_THRE)
+		if (inb(PC_PORT_COM1 + UART_LSR) & UART_LSR_THRE)
 			break;
 	}
-	outb(ET_PORT_COM1 + UART_THR, (uint8_t)c);
+	outb(PC_PORT_COM1 + UART_THR, (uint8_t)c);
 }

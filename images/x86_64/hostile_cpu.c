@@ -23,6 +23,8 @@
  */
 #include <stdint.h>
 
+#include <arch/x86/layout.h>
+
 #include "calltree.h"
 #include "hostile.h"
 #include "layout.h"
@@ -156,7 +158,7 @@ struct pt_case {
  *   pte-outside   a 4 KiB page at 32 GiB
  *   pde-outside   a 2 MiB page at 2 GiB
  *   pdpte-outside a 1 GiB page at 1 GiB
- *   lapic         a 4 KiB page at the local APIC (0xfee00000, MMIO)
+ *   lapic         a 4 KiB page at the local APIC (LAYOUT_LOCAL_APIC, MMIO)
  *   noncanonical  0x0000800000000000
  *   wrap          0xfffffffffffffffc: the 8-byte read runs past 2^64 into
  *                 address 0; both ends mapped to RAM, so the VMM reads
@@ -203,7 +205,7 @@ void hostile_pt_outside(void)
 	pd_leaf[0] = pa(pt_leaf) | PTE_W | PTE_P;
 	pd_leaf[1] = 0x80000000ull | PTE_PS | PTE_W | PTE_P;
 	pt_leaf[0] = 0x800000000ull | PTE_W | PTE_P;
-	pt_leaf[1] = 0xfee00000ull | PTE_W | PTE_P;
+	pt_leaf[1] = LAYOUT_LOCAL_APIC | PTE_W | PTE_P;
 	/* The kernel's own slot, with the top 4 KiB of the address space
 	 * added (its 1 GiB stays where it was). */
 	high = table_at(pml4[PT_ENTRIES - 1] & PTE_ADDR);

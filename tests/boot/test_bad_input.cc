@@ -2,12 +2,14 @@
 // Bad input through the real binary: each case must give exactly one clear
 // line on stderr naming the problem, a non-zero status, and no crash.
 #include <gtest/gtest.h>
+#include <gtest/gtest-spi.h>
 
 #include <elf.h>
 #include <sys/stat.h>
 
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -89,8 +91,7 @@ TEST(BadInput, TruncatedElf)
 
 TEST(BadInput, SegmentOutsideRam)
 {
-	if (!kvm_available())
-		GTEST_SKIP() << "needs /dev/kvm: RAM size is checked when the VM exists";
+	REQUIRE_KVM(); // RAM size is checked when the VM exists
 	auto bytes = read_file_bytes(image("x86_64"));
 	Elf64_Phdr *ph = first_load(bytes);
 	ASSERT_NE(ph, nullptr);
@@ -177,8 +178,7 @@ TEST(BadInput, BadOptionValues)
 
 TEST(BadInput, MissingInitrd)
 {
-	if (!kvm_available())
-		GTEST_SKIP() << "needs /dev/kvm";
+	REQUIRE_KVM();
 	expect_one_line_error(run_vmm({ "run", "--kernel", image("x86_64"), "--mem", "16M", "--initrd",
 					"/nonexistent/initrd" }),
 			      "cannot open /nonexistent/initrd");
@@ -186,8 +186,7 @@ TEST(BadInput, MissingInitrd)
 
 TEST(BadInput, InitrdTooLarge)
 {
-	if (!kvm_available())
-		GTEST_SKIP() << "needs /dev/kvm";
+	REQUIRE_KVM();
 	std::string path = write_temp("big.initrd", std::vector<uint8_t>(20 << 20, 0));
 	expect_one_line_error(run_vmm({ "run", "--kernel", image("x86_64"), "--mem", "16M", "--initrd", path }),
 			      "does not fit in guest RAM");
@@ -223,4 +222,61 @@ TEST(BadInput, KvmDeviceNotAccessible)
 	run.env = { "EARLYTRACE_KVM_DEVICE=" + path };
 	run.as_nobody = geteuid() == 0;
 	expect_one_line_error(run_vmm(run), "no permission to open");
+}
+
+// The tests' KVM check (REQUIRE_KVM() in tests/fixtures.h) asks the device
+// the VMM would open, and under EARLYTRACE_REQUIRE_KVM=1 a KVM it cannot
+// use fails the test instead of skipping it. (Only the failing path can be
+// checked here: a skip would end this test.)
+namespace {
+
+// Sets an environment variable for a scope, restoring what was there.
+struct ScopedEnv {
+	std::string name;
+	std::optional<std::string> old;
+	ScopedEnv(const char *n, const char *value) : name(n)
+	{
+		if (const char *v = getenv(n))
+			old = v;
+		setenv(n, value, 1);
+	}
+	~ScopedEnv()
+	{
+		if (old)
+			setenv(name.c_str(), old->c_str(), 1);
+		else
+			unsetenv(name.c_str());
+	}
+};
+
+void require_kvm_here()
+{
+	REQUIRE_KVM();
+}
+
+} // namespace
+
+TEST(RequireKvm, FollowsTheDeviceOverrideAndTheSwitch)
+{
+	std::string why;
+	{
+		ScopedEnv dev("EARLYTRACE_KVM_DEVICE", "/nonexistent/kvm");
+		EXPECT_FALSE(kvm_available(&why));
+		EXPECT_NE(why.find("/nonexistent/kvm does not exist: KVM is not available"),
+			  std::string::npos)
+			<< why;
+		ScopedEnv on("EARLYTRACE_REQUIRE_KVM", "1");
+		EXPECT_TRUE(kvm_required());
+		EXPECT_FATAL_FAILURE(require_kvm_here(),
+				     "EARLYTRACE_REQUIRE_KVM=1 but /nonexistent/kvm does not exist");
+	}
+	{
+		ScopedEnv dev("EARLYTRACE_KVM_DEVICE", "/dev/null");
+		EXPECT_FALSE(kvm_available(&why));
+		EXPECT_NE(why.find("is this really a KVM device?"), std::string::npos) << why;
+	}
+	{
+		ScopedEnv off("EARLYTRACE_REQUIRE_KVM", "0");
+		EXPECT_FALSE(kvm_required()) << "only 1 turns it on";
+	}
 }

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "tests/boot/vmm_process.h"
+#include "tests/fixtures.h"
 
 namespace {
 

@@ -225,8 +225,7 @@ TEST(LibvirtBoot, RefusedAndNotedDomains)
 	EXPECT_EQ(r.status, 1);
 	EXPECT_NE(r.err.find("--connect test:///nonexistent.xml: cannot connect: "), std::string::npos) << r.err;
 	EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-	if (!kvm_available())
-		return;
+	REQUIRE_KVM();
 	// Devices earlytrace does not have: it runs, and says what it left out.
 	r = run_vmm({ "run", "--connect", node_uri(), "--domain", "et-devices", "--timeout", "60" });
 	EXPECT_EQ(r.status, 0) << r.err;
@@ -272,8 +271,7 @@ TEST(LibvirtBoot, ThePluginIsLoadedOnlyWhenNeeded)
 	EXPECT_EQ(r.status, 1);
 	EXPECT_EQ(r.err, "earlytrace: " + libc_so +
 				 ": not the libvirt plugin of this earlytrace build (rebuild both)\n");
-	if (!kvm_available())
-		return;
+	REQUIRE_KVM();
 	missing.args = { "run", "--kernel", image("x86_64"), "--append", "exit=3", "--timeout", "60" };
 	r = run_vmm(missing);
 	EXPECT_EQ(r.status, 3) << r.err;
@@ -326,8 +324,7 @@ TEST(LibvirtBoot, DomainXmlReadsBackAndBoots)
 TEST(LinuxBoot, DebianEarlyPhaseMeetsItsExpectations)
 {
 	std::string vmlinuz = debian_kernel_dir() + "/vmlinuz";
-	if (!kvm_available())
-		GTEST_SKIP() << "/dev/kvm is not usable here";
+	REQUIRE_KVM();
 	if (!file_exists(vmlinuz))
 		GTEST_SKIP() << vmlinuz << " is missing: run images/fetch-debian-kernel.sh";
 	VmmRun run;

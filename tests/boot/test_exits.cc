@@ -103,11 +103,12 @@ TEST_P(ExitTimeline, ScriptedAccessesSitBetweenTheRightCalls)
 	const Event *e = &t.events[i];
 	// Exactly this, nothing between: the functions make no other exits.
 	expect_call(e[0], "es_port");
-	expect_exit(e[1], ET_REC_PIO, 0x80, 0x11, 1, true, true, "es_port");
-	expect_exit(e[2], ET_REC_PIO, 0x3fd, 0x60, 1, false, false, "es_port");
+	expect_exit(e[1], ET_REC_PIO, PC_PORT_POST, 0x11, 1, true, true, "es_port");
+	expect_exit(e[2], ET_REC_PIO, PC_PORT_COM1 + 5 /* LSR */, 0x60, 1, false, false, "es_port");
 	expect_call(e[3], "es_mmio");
-	expect_exit(e[4], ET_REC_MMIO, 0xd0000000, 0x12345678, 4, true, true, "es_mmio");
-	expect_exit(e[5], ET_REC_MMIO, 0xd0000004, 0xffffffff, 4, false, true, "es_mmio");
+	expect_exit(e[4], ET_REC_MMIO, LAYOUT_UNCLAIMED_MMIO, 0x12345678, 4, true, true, "es_mmio");
+	expect_exit(e[5], ET_REC_MMIO, LAYOUT_UNCLAIMED_MMIO + 4, 0xffffffff, 4, false, true,
+		    "es_mmio");
 	expect_call(e[6], "es_msr");
 	expect_exit(e[7], ET_REC_MSR, 0x174, 0x10, 8, true, false, "es_msr");
 	expect_exit(e[8], ET_REC_MSR, 0x174, 0x10, 8, false, false, "es_msr");
@@ -169,8 +170,7 @@ TEST(ExitTimelineOptions, BadMsrLists)
 		      "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17" });
 	EXPECT_EQ(r.status, 1);
 	EXPECT_NE(r.err.find("--trace-msr: at most 16 MSRs"), std::string::npos) << r.err;
-	if (!kvm_available())
-		return;
+	REQUIRE_KVM();
 	TempDir d;
 	r = run_vmm({ "trace", "--kernel", image("x86_64"), "--mem", "32M", "--trace-msr", "0x802",
 		      "--output", d.file("x.trace") });

@@ -17,6 +17,7 @@
 
 #include "tests/boot/trace_checks.h"
 #include "tests/boot/vmm_process.h"
+#include "tests/fixtures.h"
 
 namespace {
 

@@ -28,9 +28,7 @@ LinuxFixture linux_fixture()
 	LinuxFixture f;
 	f.vmlinuz = debian_kernel_dir() + "/vmlinuz";
 	f.initramfs = initramfs_path();
-	if (!kvm_available())
-		f.skip_reason = "/dev/kvm is not usable here";
-	else if (!file_exists(f.vmlinuz))
+	if (!file_exists(f.vmlinuz))
 		f.skip_reason = f.vmlinuz + " is missing: run images/fetch-debian-kernel.sh";
 	else if (!file_exists(f.initramfs))
 		f.skip_reason = f.initramfs + " is missing: run images/make-initramfs.sh";
@@ -54,6 +52,7 @@ VmmResult boot_linux(const LinuxFixture &f, const std::string &extra_append)
 // EARLYTRACE_SLOW_TESTS=1 (on real VMX/SVM hosts it takes seconds).
 TEST(LinuxBoot, DebianCloudKernelReachesInitAndRebootsCleanly)
 {
+	REQUIRE_KVM();
 	LinuxFixture f = linux_fixture();
 	if (!f.skip_reason.empty())
 		GTEST_SKIP() << f.skip_reason;
@@ -76,6 +75,7 @@ TEST(LinuxBoot, DebianCloudKernelReachesInitAndRebootsCleanly)
 // covered on every run by the test kernels' crash=panic).
 TEST(LinuxBoot, KernelPanicEndsWithStatus3)
 {
+	REQUIRE_KVM();
 	LinuxFixture f = linux_fixture();
 	if (!f.skip_reason.empty())
 		GTEST_SKIP() << f.skip_reason;
@@ -185,6 +185,7 @@ std::vector<std::pair<uint64_t, uint64_t>> trace_early_phase(const LinuxFixture 
 // for call far past start_kernel and setup_arch, and in length to 1%.
 TEST(LinuxBoot, DebianEarlyPhaseIsTracedUntilFtraceInitInBothModes)
 {
+	REQUIRE_KVM();
 	LinuxFixture f = linux_fixture();
 	if (!f.skip_reason.empty())
 		GTEST_SKIP() << f.skip_reason;
@@ -206,6 +207,7 @@ TEST(LinuxBoot, DebianEarlyPhaseIsTracedUntilFtraceInitInBothModes)
 // setup_arch's early printk and early PCI quirks.
 TEST(LinuxBoot, DebianEarlyPhaseShowsItsPortIoInTheTimeline)
 {
+	REQUIRE_KVM();
 	LinuxFixture f = linux_fixture();
 	if (!f.skip_reason.empty())
 		GTEST_SKIP() << f.skip_reason;

@@ -225,8 +225,7 @@ TEST(Trace, BadTraceOptions)
 	EXPECT_NE(r.err.find("--max-events: invalid count '0'"), std::string::npos) << r.err;
 	r = run_vmm({ "trace", "--kernel", image("x86_64"), "--buf-size", "8B" });
 	EXPECT_NE(r.err.find("holds no event"), std::string::npos) << r.err;
-	if (!kvm_available())
-		return;
+	REQUIRE_KVM();
 	r = run_vmm({ "trace", "--kernel", image("x86_64"), "--until", "no_such_function",
 		      "--output", temp_path("x.trace") });
 	EXPECT_EQ(r.status, 1);

@@ -126,11 +126,6 @@ VmmResult run_vmm(std::vector<std::string> args)
 	return run_vmm(run);
 }
 
-bool kvm_available()
-{
-	return access("/dev/kvm", R_OK | W_OK) == 0;
-}
-
 std::string image(const char *arch)
 {
 	return std::string(ET_TEST_IMAGES) + "/" + arch + ".elf";

@@ -28,13 +28,6 @@ VmmResult run_vmm(const VmmRun &run);
 // Convenience: run with arguments only.
 VmmResult run_vmm(std::vector<std::string> args);
 
-bool kvm_available();
-// Ends the current test as skipped when /dev/kvm cannot be used.
-#define REQUIRE_KVM()                                                  \
-	do {                                                           \
-		if (!kvm_available())                                  \
-			GTEST_SKIP() << "/dev/kvm is not usable here"; \
-	} while (0)
 std::string image(const char *arch);
 std::string temp_path(const std::string &name);
 

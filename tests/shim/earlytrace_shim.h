@@ -16,6 +16,7 @@
 #include "arch/x86/layout.h"
 #include "arch/x86/mem_operand.h"
 #include "arch/x86/page_walk.h"
+#include "arch/x86/pc_ports.h"
 #include "earlytrace/abi.h"
 #include "vmm/boot/boot.h"
 #include "vmm/boot/cmdline.h"
@@ -37,5 +38,6 @@
 #include "vmm/symbols/symtab.h"
 #include "vmm/report/report.h"
 #include "vmm/trace/trace_file.h"
+#include "vmm/util/sorted.h"
 
 #endif /* TESTS_SHIM_EARLYTRACE_SHIM_H */

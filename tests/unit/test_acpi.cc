@@ -63,9 +63,9 @@ TEST_F(Acpi, TablesChainFromTheRsdpWithValidChecksums)
 	EXPECT_TRUE(get<uint32_t>(fadt + 112) & (1u << 20)) << "hardware-reduced";
 	// Sleep control and status: system I/O, byte access, at our ports.
 	EXPECT_EQ(fadt[244], 1);
-	EXPECT_EQ(get<uint64_t>(fadt + 248), (uint64_t)ACPI_SLEEP_CONTROL_PORT);
+	EXPECT_EQ(get<uint64_t>(fadt + 248), (uint64_t)PC_PORT_ACPI_SLEEP_CONTROL);
 	EXPECT_EQ(fadt[256], 1);
-	EXPECT_EQ(get<uint64_t>(fadt + 260), (uint64_t)ACPI_SLEEP_STATUS_PORT);
+	EXPECT_EQ(get<uint64_t>(fadt + 260), (uint64_t)PC_PORT_ACPI_SLEEP_STATUS);
 	// No CMOS RTC, no VGA, an 8042.
 	EXPECT_EQ(get<uint16_t>(fadt + 109), (1u << 1) | (1u << 2) | (1u << 5));
 

@@ -192,7 +192,7 @@ TEST(FtraceLayout, ImageWithoutBtfRefused)
 		<< et_last_error();
 	const uint8_t *bytes;
 	size_t size;
-	EXPECT_EQ(kernel_image_section(&img, ".text", &bytes, &size), 0) << et_last_error();
+	EXPECT_EQ(kernel_image_section_bytes(&img, ".text", &bytes, &size), 0) << et_last_error();
 	EXPECT_GT(size, 0u);
 	kernel_image_close(&img);
 }

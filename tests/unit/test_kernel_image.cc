@@ -68,6 +68,36 @@ TEST_F(KernelImage, ParsesX86_64Kernel)
 	EXPECT_GT(img.phys_end, img.phys_start);
 }
 
+// Sections by name: __mcount_loc where its bracketing symbols say, the
+// first of a name, nothing for a name no section has.
+TEST_F(KernelImage, FindsSectionsByName)
+{
+	ASSERT_EQ(parse(read_file_bytes(image_path("x86_64"))), 0) << et_last_error();
+	symtab tab{};
+	ASSERT_EQ(symtab_from_elf(&tab, &img), 0) << et_last_error();
+	const symbol *start = symtab_find(&tab, "__start_mcount_loc");
+	const symbol *stop = symtab_find(&tab, "__stop_mcount_loc");
+	ASSERT_NE(start, nullptr);
+	ASSERT_NE(stop, nullptr);
+
+	kernel_section s{};
+	ASSERT_TRUE(kernel_image_section(&img, "__mcount_loc", &s));
+	EXPECT_EQ(s.type, (uint32_t)SHT_PROGBITS);
+	EXPECT_EQ(s.addr, start->addr);
+	EXPECT_EQ(s.addr + s.size, stop->addr);
+	ASSERT_LE(s.offset + s.size, img.size);
+	// Its bytes in the file are the sites: addresses in the kernel's text.
+	uint64_t first;
+	memcpy(&first, img.data + s.offset, sizeof(first));
+	EXPECT_NE(symtab_lookup(&tab, first, nullptr), nullptr) << std::hex << first;
+
+	ASSERT_TRUE(kernel_image_section(&img, ".bss", &s));
+	EXPECT_EQ(s.type, (uint32_t)SHT_NOBITS);
+	EXPECT_FALSE(kernel_image_section(&img, "no_such_section", &s));
+	EXPECT_FALSE(kernel_image_section(&img, "__mcount", &s)) << "a prefix is not a name";
+	symtab_free(&tab);
+}
+
 TEST_F(KernelImage, ParsesI386Kernel)
 {
 	auto bytes = read_file_bytes(image_path("i386"));

@@ -497,6 +497,16 @@ TEST(Report, Command)
 	EXPECT_NE(err.find("unknown report format 'xml'"), std::string::npos) << err;
 	EXPECT_EQ(run_cli("report", &err), 1);
 	EXPECT_NE(err.find("no trace file given"), std::string::npos) << err;
+	EXPECT_EQ(run_cli("report " + path + " " + path, &err), 1);
+	EXPECT_NE(err.find("report: unexpected argument '" + path + "'"), std::string::npos) << err;
+	EXPECT_EQ(run_cli("report " + path + " --bogus", &err), 1);
+	EXPECT_NE(err.find("unknown option '--bogus' (try 'earlytrace report --help')"),
+		  std::string::npos)
+		<< err;
+	EXPECT_EQ(run_cli("report " + path + " -z", &err), 1);
+	EXPECT_NE(err.find("unknown option '-z'"), std::string::npos) << err;
+	EXPECT_EQ(run_cli("report " + path + " -o", &err), 1);
+	EXPECT_NE(err.find("option '-o' needs a value"), std::string::npos) << err;
 }
 
 } // namespace

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "arch/x86/layout.h"
+#include "arch/x86/pc_ports.h"
 #include "vmm/error.h"
 
 /* Where each table goes inside LAYOUT_ACPI_TABLES (the BIOS area the
@@ -96,8 +97,8 @@ uint64_t acpi_write_tables(const struct guest_mem *gm)
 	put32(fadt + 112, FADT_FLAG_HW_REDUCED);		/* Flags */
 	fadt[131] = 3;					/* minor version: 6.3 */
 	put64(fadt + 140, base + DSDT_OFF);		/* X_DSDT */
-	gas_port(fadt + 244, ACPI_SLEEP_CONTROL_PORT);	/* SLEEP_CONTROL_REG */
-	gas_port(fadt + 256, ACPI_SLEEP_STATUS_PORT);	/* SLEEP_STATUS_REG */
+	gas_port(fadt + 244, PC_PORT_ACPI_SLEEP_CONTROL); /* SLEEP_CONTROL_REG */
+	gas_port(fadt + 256, PC_PORT_ACPI_SLEEP_STATUS);  /* SLEEP_STATUS_REG */
 	memcpy(fadt + 268, "ETRACE\0\0", 8);		/* hypervisor vendor */
 	fadt[9] = checksum(fadt, FADT_LEN);
 

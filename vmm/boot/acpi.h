@@ -18,10 +18,9 @@
 extern "C" {
 #endif
 
-/* The registers the FADT names: write (SLP_TYP << 2) | SLP_EN to the
- * control register to enter a sleep state; the status register reads 0. */
-#define ACPI_SLEEP_CONTROL_PORT 0x600
-#define ACPI_SLEEP_STATUS_PORT 0x601
+/* The SLP_TYP value \_S5 names: written with SLP_EN to the sleep control
+ * register (PC_PORT_ACPI_SLEEP_CONTROL in arch/x86/pc_ports.h) it powers
+ * the machine off. */
 #define ACPI_SLEEP_TYPE_S5 5
 
 /* Writes the tables at LAYOUT_ACPI_TABLES; returns the RSDP's address,

@@ -77,11 +77,8 @@ int cli_parse_check(int argc, char **argv, struct check_options *opts)
 			return cli_bad_option("check", argc, argv, c);
 		}
 	}
-	if (optind >= argc)
-		return et_error("check: no trace file given (try 'earlytrace check --help')");
-	if (optind + 1 < argc)
-		return et_error("check: unexpected argument '%s'", argv[optind + 1]);
-	opts->trace_file = argv[optind];
+	if (cli_trace_file_operand("check", argc, argv, &opts->trace_file))
+		return -1;
 	if (!opts->expect)
 		return et_error("check: --expect FILE is required");
 	return 0;

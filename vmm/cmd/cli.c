@@ -143,6 +143,16 @@ int cli_bad_option(const char *cmd, int argc, char **argv, int c)
 	return et_error("unknown option '%s' (try 'earlytrace %s --help')", arg, cmd);
 }
 
+int cli_trace_file_operand(const char *cmd, int argc, char **argv, const char **path)
+{
+	if (optind >= argc)
+		return et_error("%s: no trace file given (try 'earlytrace %s --help')", cmd, cmd);
+	if (optind + 1 < argc)
+		return et_error("%s: unexpected argument '%s'", cmd, argv[optind + 1]);
+	*path = argv[optind];
+	return 0;
+}
+
 void cli_run_defaults(struct run_options *opts)
 {
 	memset(opts, 0, sizeof(*opts));

@@ -84,6 +84,9 @@ int cli_run_option(int c, const char *arg, struct run_options *opts);
 int cli_run_check(const char *cmd, const struct run_options *opts);
 /* The error for getopt's '?' or ':' return, naming the command. */
 int cli_bad_option(const char *cmd, int argc, char **argv, int c);
+/* After the options: the one trace file a command reads (argv[optind]),
+ * or an error naming cmd when there is none or more than one. */
+int cli_trace_file_operand(const char *cmd, int argc, char **argv, const char **path);
 
 /* Parses a memory size: a number with an optional K, M, G or T suffix
  * (powers of 1024); a bare number means MiB, as with QEMU's -m. */

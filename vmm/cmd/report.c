@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "vmm/cmd/cli.h"
 #include "vmm/error.h"
 #include "vmm/kvm/stop.h"
 
@@ -60,19 +61,11 @@ int cli_parse_report(int argc, char **argv, struct report_options *opts)
 		case 'h':
 			opts->help = true;
 			return 0;
-		case ':':
-			return et_error("option '%s' needs a value", argv[optind - 1]);
 		default:
-			return et_error("unknown option '%s' (try 'earlytrace report --help')",
-					argv[optind - 1]);
+			return cli_bad_option("report", argc, argv, c);
 		}
 	}
-	if (optind >= argc)
-		return et_error("report: no trace file given (try 'earlytrace report --help')");
-	if (optind + 1 < argc)
-		return et_error("report: unexpected argument '%s'", argv[optind + 1]);
-	opts->trace_file = argv[optind];
-	return 0;
+	return cli_trace_file_operand("report", argc, argv, &opts->trace_file);
 }
 
 int cmd_report(int argc, char **argv)

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "vmm/cmd/cli.h"
 #include "vmm/error.h"
 #include "vmm/loader/kernel_image.h"
 #include "vmm/sites/filter.h"
@@ -85,13 +86,9 @@ int cli_parse_sites(int argc, char **argv, struct sites_options *opts)
 		case 'h':
 			opts->help = true;
 			break;
-		case ':':
-			sites_options_free(opts);
-			return et_error("option '%s' needs a value", argv[optind - 1]);
 		default:
 			sites_options_free(opts);
-			return et_error("unknown option '%s' (try 'earlytrace sites --help')",
-					argv[optind - 1]);
+			return cli_bad_option("sites", argc, argv, c);
 		}
 	}
 	if (optind < argc) {

@@ -348,7 +348,7 @@ int ftrace_layout_from_image(struct ftrace_layout *L, const struct kernel_image 
 	size_t size;
 
 	memset(L, 0, sizeof(*L));
-	if (kernel_image_section(img, ".BTF", &bytes, &size))
+	if (kernel_image_section_bytes(img, ".BTF", &bytes, &size))
 		return et_error("%s has no .BTF section (a kernel built without "
 				"CONFIG_DEBUG_INFO_BTF): the ring buffer's layout is unknown",
 				img->name ? img->name : "the kernel");

@@ -23,7 +23,8 @@ struct acpi_sleep {
 	void *vm;
 };
 
-/* Ports ACPI_SLEEP_CONTROL_PORT (offset 0) and ACPI_SLEEP_STATUS_PORT (1). */
+/* Ports PC_PORT_ACPI_SLEEP_CONTROL (offset 0) and PC_PORT_ACPI_SLEEP_STATUS
+ * (1), arch/x86/pc_ports.h. */
 void acpi_sleep_io(void *opaque, uint64_t offset, uint8_t *data, uint32_t len, bool is_write);
 
 #ifdef __cplusplus

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "earlytrace/abi.h"
+#include "arch/x86/pc_ports.h"
 
 #define STATUS_OBF 0x01	    /* output buffer full: data waiting at 0x60 */
 #define STATUS_SYSFLAG 0x04 /* self test passed since power-on */
@@ -79,7 +79,7 @@ static void command(struct i8042 *kbc, uint8_t cmd)
 	case CMD_AUX_ENABLE:
 		kbc->config &= (uint8_t)~CONFIG_AUX_DISABLED;
 		break;
-	case ET_I8042_CMD_RESET:
+	case PC_I8042_CMD_RESET:
 		reset(kbc);
 		break;
 	default:

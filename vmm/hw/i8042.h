@@ -27,7 +27,7 @@ struct i8042 {
 };
 
 void i8042_init(struct i8042 *kbc, vm_stop_fn stop, void *vm);
-/* Handles both ports; register it for 0x60 (data) and 0x64 (command). */
+/* The data (PC_PORT_I8042_DATA) and command (PC_PORT_I8042_CMD) ports. */
 void i8042_data_io(void *opaque, uint64_t offset, uint8_t *data, uint32_t len, bool is_write);
 void i8042_cmd_io(void *opaque, uint64_t offset, uint8_t *data, uint32_t len, bool is_write);
 

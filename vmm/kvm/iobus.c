@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "vmm/error.h"
+#include "vmm/util/sorted.h"
 
 static const char *const space_names[IOBUS_NR_SPACES] = { "port", "MMIO" };
 
@@ -20,20 +21,15 @@ void iobus_free(struct iobus *bus)
 	memset(bus, 0, sizeof(*bus));
 }
 
-/* Index of the first range whose base is > addr. */
+/* Ranges are sorted by base: the index of the first one above addr. */
+static bool starts_at_or_below(const void *range, const void *addr)
+{
+	return ((const struct iobus_range *)range)->base <= *(const uint64_t *)addr;
+}
+
 static unsigned upper_bound(const struct iobus_range *r, unsigned n, uint64_t addr)
 {
-	unsigned lo = 0, hi = n;
-
-	while (lo < hi) {
-		unsigned mid = lo + (hi - lo) / 2;
-
-		if (r[mid].base <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return (unsigned)sorted_partition_point(r, n, sizeof(*r), &addr, starts_at_or_below);
 }
 
 int iobus_register(struct iobus *bus, enum iobus_space space, uint64_t base,

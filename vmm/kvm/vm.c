@@ -2,60 +2,13 @@
 #include "vmm/kvm/vm.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <linux/kvm.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "arch/x86/layout.h"
 #include "vmm/error.h"
-
-static int open_kvm(void)
-{
-	const char *path = getenv(VM_KVM_DEVICE_ENV);
-	int fd;
-
-	if (!path || !*path)
-		path = VM_KVM_DEVICE_DEFAULT;
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd >= 0)
-		return fd;
-	if (errno == ENOENT)
-		return et_error("%s does not exist: KVM is not available (load kvm_intel or "
-				"kvm_amd, or enable nested virtualization)", path);
-	if (errno == EACCES || errno == EPERM)
-		return et_error("no permission to open %s (add your user to the 'kvm' group)",
-				path);
-	return et_error_errno("cannot open %s", path);
-}
-
-static const struct {
-	int cap;
-	const char *name;
-} required_caps[] = {
-	{ KVM_CAP_USER_MEMORY, "KVM_CAP_USER_MEMORY" },
-	{ KVM_CAP_IRQCHIP, "KVM_CAP_IRQCHIP" },
-	{ KVM_CAP_PIT2, "KVM_CAP_PIT2" },
-	{ KVM_CAP_SET_TSS_ADDR, "KVM_CAP_SET_TSS_ADDR" },
-	{ KVM_CAP_EXT_CPUID, "KVM_CAP_EXT_CPUID" },
-	{ KVM_CAP_IMMEDIATE_EXIT, "KVM_CAP_IMMEDIATE_EXIT" },
-};
-
-static int check_kvm(int kvm_fd)
-{
-	int version = ioctl(kvm_fd, KVM_GET_API_VERSION, 0);
-
-	if (version < 0)
-		return et_error_errno("KVM_GET_API_VERSION failed: is this really a KVM device?");
-	if (version != KVM_API_VERSION)
-		return et_error("KVM API version %d, expected %d", version, KVM_API_VERSION);
-	for (size_t i = 0; i < sizeof(required_caps) / sizeof(required_caps[0]); i++)
-		if (ioctl(kvm_fd, KVM_CHECK_EXTENSION, required_caps[i].cap) <= 0)
-			return et_error("this KVM lacks %s", required_caps[i].name);
-	return 0;
-}
 
 static int map_memory(struct vm *vm)
 {
@@ -100,11 +53,9 @@ int vm_create(struct vm *vm, uint64_t mem_size)
 	vm->vm_fd = -1;
 	iobus_init(&vm->bus);
 
-	vm->kvm_fd = open_kvm();
+	vm->kvm_fd = kvm_device_open();
 	if (vm->kvm_fd < 0)
 		return -1;
-	if (check_kvm(vm->kvm_fd))
-		goto fail;
 	vm->vcpu_mmap_size = ioctl(vm->kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
 	if (vm->vcpu_mmap_size <= 0) {
 		et_error_errno("KVM_GET_VCPU_MMAP_SIZE failed");

@@ -22,15 +22,12 @@ typedef _Atomic uint64_t vm_stop_word;
 
 #include "vmm/kvm/guest_mem.h"
 #include "vmm/kvm/iobus.h"
+#include "vmm/kvm/kvm_device.h"
 #include "vmm/kvm/stop.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* The device node can be overridden for tests and unusual setups. */
-#define VM_KVM_DEVICE_DEFAULT "/dev/kvm"
-#define VM_KVM_DEVICE_ENV "EARLYTRACE_KVM_DEVICE"
 
 struct vm {
 	int kvm_fd;

@@ -103,6 +103,31 @@ bool kernel_image_phys_in_segment(const struct kernel_image *img, uint64_t paddr
 	return false;
 }
 
+bool kernel_image_section(const struct kernel_image *img, const char *name,
+			  struct kernel_section *out)
+{
+	Elf *elf = img->elf;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return false;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *n;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		n = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (n && !strcmp(n, name)) {
+			*out = (struct kernel_section){ sh.sh_addr, sh.sh_offset, sh.sh_size,
+							sh.sh_type };
+			return true;
+		}
+	}
+	return false;
+}
+
 const uint8_t *kernel_image_vaddr_bytes(const struct kernel_image *img, uint64_t vaddr,
 					uint64_t len, uint64_t *paddr, uint32_t *flags)
 {
@@ -123,35 +148,22 @@ const uint8_t *kernel_image_vaddr_bytes(const struct kernel_image *img, uint64_t
 	return NULL;
 }
 
-int kernel_image_section(const struct kernel_image *img, const char *name,
-			 const uint8_t **bytes, size_t *size)
+int kernel_image_section_bytes(const struct kernel_image *img, const char *name,
+			       const uint8_t **bytes, size_t *size)
 {
-	Elf *elf = img->elf;
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
+	struct kernel_section sh;
 
-	if (!img->data || !elf)
+	if (!img->data || !img->elf)
 		return et_error("%s: the image's bytes were released", name);
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return et_error("no section %s: the image has no section headers", name);
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		const char *n;
-		GElf_Shdr sh;
-
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		n = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (!n || strcmp(n, name) != 0)
-			continue;
-		if (sh.sh_type == SHT_NOBITS)
-			return et_error("section %s has no bytes in the file", name);
-		if (!range_in_file(sh.sh_offset, sh.sh_size, img->size))
-			return et_error("section %s runs past the end of the file", name);
-		*bytes = img->data + sh.sh_offset;
-		*size = sh.sh_size;
-		return 0;
-	}
-	return et_error("no section %s in the image", name);
+	if (!kernel_image_section(img, name, &sh))
+		return et_error("no section %s in the image", name);
+	if (sh.type == SHT_NOBITS)
+		return et_error("section %s has no bytes in the file", name);
+	if (!range_in_file(sh.offset, sh.size, img->size))
+		return et_error("section %s runs past the end of the file", name);
+	*bytes = img->data + sh.offset;
+	*size = (size_t)sh.size;
+	return 0;
 }
 
 static int compare_paddr(const void *a, const void *b)

@@ -76,12 +76,25 @@ bool kernel_image_phys_in_segment(const struct kernel_image *img, uint64_t paddr
 const uint8_t *kernel_image_vaddr_bytes(const struct kernel_image *img, uint64_t vaddr,
 					uint64_t len, uint64_t *paddr, uint32_t *flags);
 
+/* A section header, for images that keep them. */
+struct kernel_section {
+	uint64_t addr;	 /* sh_addr */
+	uint64_t offset; /* sh_offset: where its bytes are in the file */
+	uint64_t size;	 /* sh_size */
+	uint32_t type;	 /* sh_type (SHT_PROGBITS, ...) */
+};
+
+/* The first section called name; false when there is none (or the image
+ * has no section headers). */
+bool kernel_image_section(const struct kernel_image *img, const char *name,
+			  struct kernel_section *out);
+
 /* The bytes of the section called `name` (e.g. ".BTF"), inside img->data:
  * 0, or -1 with an error naming the section when the image has no such
- * section, keeps no section headers, its data was released, or the section
- * has no bytes in the file (SHT_NOBITS) or runs past its end. */
-int kernel_image_section(const struct kernel_image *img, const char *name,
-			 const uint8_t **bytes, size_t *size);
+ * section, its data was released, or the section has no bytes in the file
+ * (SHT_NOBITS) or runs past its end. */
+int kernel_image_section_bytes(const struct kernel_image *img, const char *name,
+			       const uint8_t **bytes, size_t *size);
 
 /* Reads a whole file into a malloc'ed buffer (used for initrds too). */
 int read_whole_file(const char *path, uint8_t **data, size_t *size);

@@ -83,15 +83,6 @@ void ob_hex(struct outbuf *ob, uint64_t v)
 		ob->buf[ob->len++] = tmp[--n];
 }
 
-void ob_str_right(struct outbuf *ob, const char *s, unsigned width)
-{
-	size_t n = strlen(s);
-
-	for (; width > n; width--)
-		ob_char(ob, ' ');
-	ob_mem(ob, s, n);
-}
-
 void ob_json_str(struct outbuf *ob, const char *s)
 {
 	static const char digits[] = "0123456789abcdef";
@@ -159,13 +150,6 @@ uint64_t report_tsc_ns(uint64_t tsc, uint64_t khz, uint64_t base)
 		return tsc > base ? tsc - base : 0;
 	ns = (unsigned __int128)tsc * 1000000u / khz;
 	return ns > UINT64_MAX ? UINT64_MAX : (uint64_t)ns;
-}
-
-const char *report_func_name(const struct symtab *tab, uint64_t ip)
-{
-	const struct symbol *s = symtab_lookup(tab, ip, NULL);
-
-	return s ? s->name : NULL;
 }
 
 struct name_cache *name_cache_new(const struct symtab *tab)

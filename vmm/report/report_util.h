@@ -35,8 +35,6 @@ void ob_char(struct outbuf *ob, char c);
 /* Decimal, right-aligned in width with pad (width 0: as is). */
 void ob_u64(struct outbuf *ob, uint64_t v, unsigned width, char pad);
 void ob_hex(struct outbuf *ob, uint64_t v); /* 0x... */
-/* s right-aligned in width (longer strings as is). */
-void ob_str_right(struct outbuf *ob, const char *s, unsigned width);
 /* A JSON string literal (quotes included). */
 void ob_json_str(struct outbuf *ob, const char *s);
 void ob_printf(struct outbuf *ob, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -44,12 +42,9 @@ void ob_printf(struct outbuf *ob, const char *fmt, ...) __attribute__((format(pr
 /* Time of tsc in nanoseconds at khz; with khz 0, tsc - base cycles. */
 uint64_t report_tsc_ns(uint64_t tsc, uint64_t khz, uint64_t base);
 
-/* The function at ip: symbol name, or NULL when no symbol covers it. */
-const char *report_func_name(const struct symtab *tab, uint64_t ip);
-
-/* The same through a direct-mapped cache: a trace calls the same few
- * thousand functions from the same call sites over and over, so most
- * lookups skip the binary search. */
+/* The symbol at ip (symtab_lookup()) through a direct-mapped cache: a
+ * trace calls the same few thousand functions from the same call sites
+ * over and over, so most lookups skip the binary search. */
 #define NAME_CACHE_BITS 16
 struct name_cache {
 	const struct symtab *tab;

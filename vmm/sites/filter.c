@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "vmm/error.h"
+#include "vmm/util/sorted.h"
 
 int site_filter_add(struct site_filter *f, const char *pattern, bool notrace)
 {
@@ -41,6 +42,19 @@ static int compare_name(const void *a, const void *b, void *arg)
 	return strcmp(x->name, y->name);
 }
 
+struct name_key {
+	const struct site_table *tab;
+	const char *name;
+};
+
+/* For the search in the sorted index: the site's name sorts before the key's. */
+static bool name_below(const void *index, const void *key)
+{
+	const struct name_key *k = key;
+
+	return strcmp(k->tab->sites[*(const size_t *)index].name, k->name) < 0;
+}
+
 /* Sets .selected = value on every candidate matching g; returns the count. */
 static size_t match_all(const struct site_table *tab, const size_t *idx, size_t nr_idx,
 			const struct glob *g, bool value)
@@ -48,16 +62,9 @@ static size_t match_all(const struct site_table *tab, const size_t *idx, size_t 
 	size_t count = 0;
 
 	if (g->kind == GLOB_FULL) {
-		size_t lo = 0, hi = nr_idx;
+		struct name_key key = { tab, g->text };
+		size_t lo = sorted_partition_point(idx, nr_idx, sizeof(*idx), &key, name_below);
 
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (strcmp(tab->sites[idx[mid]].name, g->text) < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
 		for (; lo < nr_idx && !strcmp(tab->sites[idx[lo]].name, g->text); lo++, count++)
 			tab->sites[idx[lo]].selected = value;
 		return count;
@@ -119,19 +126,15 @@ void site_selection_free(struct site_selection *sel)
 	memset(sel, 0, sizeof(*sel));
 }
 
+static bool vaddr_below(const void *vaddr, const void *key)
+{
+	return *(const uint64_t *)vaddr < *(const uint64_t *)key;
+}
+
 bool site_selection_contains(const struct site_selection *sel, uint64_t vaddr)
 {
-	size_t lo = 0, hi = sel->nr;
+	size_t i = sorted_partition_point(sel->vaddrs, sel->nr, sizeof(*sel->vaddrs), &vaddr,
+					  vaddr_below);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (sel->vaddrs[mid] == vaddr)
-			return true;
-		if (sel->vaddrs[mid] < vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
+	return i < sel->nr && sel->vaddrs[i] == vaddr;
 }

@@ -2,8 +2,7 @@
 /* Finding a kernel's function-entry sites and verifying each one. */
 #include "vmm/sites/sites.h"
 
-#include <gelf.h>
-#include <libelf.h>
+#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,45 +57,10 @@ const char *site_kind_name(enum site_kind kind)
 	return kind == SITE_KIND_NOP5 ? "nop5" : kind == SITE_KIND_CALL ? "call" : "-";
 }
 
-const char *site_origin_name(enum site_origin origin)
-{
-	switch (origin) {
-	case SITE_ORIGIN_MCOUNT_LOC:
-		return "__mcount_loc";
-	case SITE_ORIGIN_PATCHABLE:
-		return "__patchable_function_entries";
-	case SITE_ORIGIN_SCAN:
-		return "function entry scan";
-	case SITE_ORIGIN_NONE:
-		break;
-	}
-	return "none";
-}
-
 void sites_free(struct site_table *tab)
 {
 	free(tab->sites);
 	memset(tab, 0, sizeof(*tab));
-}
-
-static bool find_section(const struct kernel_image *img, const char *name, GElf_Shdr *out)
-{
-	Elf *elf = img->elf;
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return false;
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		const char *n;
-
-		if (!gelf_getshdr(scn, out))
-			continue;
-		n = elf_strptr(elf, shstrndx, out->sh_name);
-		if (n && !strcmp(n, name) && out->sh_type == SHT_PROGBITS)
-			return true;
-	}
-	return false;
 }
 
 /* Reads a table of pointer-sized addresses into tab->sites[].vaddr. */
@@ -129,7 +93,7 @@ static int find_recorded(struct site_table *tab, const struct kernel_image *img,
 {
 	unsigned ptr = img->elf_class / 8;
 	uint64_t start, stop;
-	GElf_Shdr sh;
+	struct kernel_section sh;
 
 	if (!symbols_addr(syms, "__start_mcount_loc", &start) &&
 	    !symbols_addr(syms, "__stop_mcount_loc", &stop)) {
@@ -150,13 +114,13 @@ static int find_recorded(struct site_table *tab, const struct kernel_image *img,
 	for (int i = 0; i < 2; i++) {
 		const char *name = i ? "__patchable_function_entries" : "__mcount_loc";
 
-		if (!find_section(img, name, &sh))
+		if (!kernel_image_section(img, name, &sh) || sh.type != SHT_PROGBITS)
 			continue;
-		if (sh.sh_offset > img->size || sh.sh_size > img->size - sh.sh_offset)
+		if (sh.offset > img->size || sh.size > img->size - sh.offset)
 			return et_error("section %s extends past the end of the file", name);
 		tab->origin = i ? SITE_ORIGIN_PATCHABLE : SITE_ORIGIN_MCOUNT_LOC;
 		snprintf(tab->origin_desc, sizeof(tab->origin_desc), "section %s", name);
-		return read_table(tab, img->data + sh.sh_offset, sh.sh_size, ptr, name);
+		return read_table(tab, img->data + sh.offset, sh.size, ptr, name);
 	}
 	return 1; /* nothing recorded */
 }

@@ -73,8 +73,6 @@ void sites_free(struct site_table *tab);
 const char *site_reject_reason(enum site_reject reject);
 const char *site_reject_tag(enum site_reject reject); /* short: "bad-bytes" */
 const char *site_kind_name(enum site_kind kind);
-const char *site_origin_name(enum site_origin origin);
-
 
 #ifdef __cplusplus
 }

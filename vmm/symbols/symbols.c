@@ -2,8 +2,7 @@
 /* Choosing a symbol source and refusing files that describe another kernel. */
 #include "vmm/symbols/symbols.h"
 
-#include <gelf.h>
-#include <libelf.h>
+#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,32 +102,6 @@ static bool is_elf_file(const char *path)
 	return elf;
 }
 
-/* Section bounds by name, for images that keep their section headers. */
-static bool section_range(const struct kernel_image *img, const char *name, uint64_t *start,
-			  uint64_t *end)
-{
-	Elf *elf = img->elf;
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return false;
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		const char *n;
-
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		n = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (n && !strcmp(n, name)) {
-			*start = sh.sh_addr;
-			*end = sh.sh_addr + sh.sh_size;
-			return true;
-		}
-	}
-	return false;
-}
-
 /* The lowest virtual address of an executable segment: where _text is. */
 static bool text_start(const struct kernel_image *img, uint64_t *start)
 {
@@ -147,18 +120,8 @@ static bool text_start(const struct kernel_image *img, uint64_t *start)
 
 static bool has_name_at(const struct symtab *tab, const char *name, uint64_t addr)
 {
-	size_t lo = 0, hi = tab->nr;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (tab->syms[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < tab->nr && tab->syms[lo].addr == addr; lo++)
-		if (!strcmp(tab->syms[lo].name, name))
+	for (size_t i = symtab_first_at(tab, addr); i < tab->nr && tab->syms[i].addr == addr; i++)
+		if (!strcmp(tab->syms[i].name, name))
 			return true;
 	return false;
 }
@@ -168,7 +131,8 @@ int symbols_check_match(const struct symbols *syms, const struct kernel_image *i
 {
 	uint8_t id_k[64], id_s[64];
 	size_t len_k, len_s, checked = 0, agree = 0;
-	uint64_t a, b, lo = 0, hi = 0;
+	uint64_t a, b, lo = 0;
+	struct kernel_section mcount;
 
 	/* The build-id settles it whenever both carry one. */
 	if (syms->file && !kernel_image_build_id(img, id_k, &len_k) &&
@@ -197,11 +161,12 @@ int symbols_check_match(const struct symbols *syms, const struct kernel_image *i
 	/* The mcount table, where the image still has its section. */
 	if (!symbols_addr(syms, "__start_mcount_loc", &a) &&
 	    !symbols_addr(syms, "__stop_mcount_loc", &b) &&
-	    section_range(img, "__mcount_loc", &lo, &hi)) {
-		if (a != lo || b != hi)
+	    kernel_image_section(img, "__mcount_loc", &mcount)) {
+		if (a != mcount.addr || b != mcount.addr + mcount.size)
 			return et_error("%s does not match the kernel: __mcount_loc is 0x%llx-0x%llx "
 					"in the kernel but 0x%llx-0x%llx in the symbols", syms->desc,
-					(unsigned long long)lo, (unsigned long long)hi,
+					(unsigned long long)mcount.addr,
+					(unsigned long long)(mcount.addr + mcount.size),
 					(unsigned long long)a, (unsigned long long)b);
 		checked++;
 		agree++;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "vmm/error.h"
+#include "vmm/util/sorted.h"
 
 static int compare_addr(const void *a, const void *b)
 {
@@ -98,23 +99,32 @@ void symtab_free(struct symtab *tab)
 	memset(tab, 0, sizeof(*tab));
 }
 
+static bool symbol_below(const void *sym, const void *addr)
+{
+	return ((const struct symbol *)sym)->addr < *(const uint64_t *)addr;
+}
+
+static bool symbol_at_or_below(const void *sym, const void *addr)
+{
+	return ((const struct symbol *)sym)->addr <= *(const uint64_t *)addr;
+}
+
+size_t symtab_first_at(const struct symtab *tab, uint64_t addr)
+{
+	return sorted_partition_point(tab->syms, tab->nr, sizeof(*tab->syms), &addr,
+				      symbol_below);
+}
+
 const struct symbol *symtab_lookup(const struct symtab *tab, uint64_t addr, uint64_t *offset)
 {
-	size_t lo = 0, hi = tab->nr;
+	/* Just past the last symbol with address <= addr. */
+	size_t above = sorted_partition_point(tab->syms, tab->nr, sizeof(*tab->syms), &addr,
+					      symbol_at_or_below);
 	const struct symbol *s;
 
-	/* Last symbol with address <= addr. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (tab->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
+	if (above == 0)
 		return NULL;
-	s = &tab->syms[lo - 1];
+	s = &tab->syms[above - 1];
 	/* Walk back over zero-sized aliases at the same address to the sized one. */
 	while (s > tab->syms && (s - 1)->addr == s->addr)
 		s--;

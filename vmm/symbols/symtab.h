@@ -35,6 +35,9 @@ void symtab_free(struct symtab *tab);
 /* The symbol containing addr (the nearest one at or below it, within its
  * size when known), or NULL; *offset gets addr - symbol address. */
 const struct symbol *symtab_lookup(const struct symtab *tab, uint64_t addr, uint64_t *offset);
+/* The index of the first symbol at or above addr (nr if none): aliases at
+ * one address follow it. */
+size_t symtab_first_at(const struct symtab *tab, uint64_t addr);
 
 /* "name+0xoff" into buf; returns buf, or NULL when nothing matches. */
 const char *symtab_format(const struct symtab *tab, uint64_t addr, char *buf, size_t len);

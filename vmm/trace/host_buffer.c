@@ -88,8 +88,3 @@ int overflow_policy_parse(const char *text, enum overflow_policy *policy)
 		return et_error("unknown overflow policy '%s' (use stop or overwrite)", text);
 	return 0;
 }
-
-const char *overflow_policy_name(enum overflow_policy policy)
-{
-	return policy == OVERFLOW_STOP ? "stop" : "overwrite";
-}

@@ -44,7 +44,6 @@ bool host_buffer_add(struct host_buffer *b, const struct et_ring_record *ev);
 const struct et_ring_record *host_buffer_at(const struct host_buffer *b, size_t i);
 
 int overflow_policy_parse(const char *text, enum overflow_policy *policy);
-const char *overflow_policy_name(enum overflow_policy policy);
 
 #ifdef __cplusplus
 }

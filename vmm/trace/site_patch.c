@@ -7,6 +7,7 @@
 #include "arch/x86/insn.h"
 #include "arch/x86/site_verify.h"
 #include "vmm/error.h"
+#include "vmm/util/sorted.h"
 
 static int compare_paddr(const void *a, const void *b)
 {
@@ -117,19 +118,17 @@ size_t site_patches_rearm(struct site_patches *sp, const struct guest_mem *gm, b
 	return armed;
 }
 
+static bool paddr_below(const void *site, const void *paddr)
+{
+	return ((const struct patched_site *)site)->paddr < *(const uint64_t *)paddr;
+}
+
 struct patched_site *site_patches_find(struct site_patches *sp, uint64_t paddr)
 {
-	size_t lo = 0, hi = sp->nr;
+	size_t i = sorted_partition_point(sp->sites, sp->nr, sizeof(*sp->sites), &paddr,
+					  paddr_below);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (sp->sites[mid].paddr < paddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < sp->nr && sp->sites[lo].paddr == paddr ? &sp->sites[lo] : NULL;
+	return i < sp->nr && sp->sites[i].paddr == paddr ? &sp->sites[i] : NULL;
 }
 
 void site_patches_forget(struct site_patches *sp, struct patched_site *s)

@@ -79,8 +79,6 @@ struct trace_kevent {
 	const char *text;	/* the message ("" for raw) */
 };
 
-const char *trace_record_type_name(uint32_t type);
-
 /* ---- writer -------------------------------------------------------- */
 
 struct trace_meta {
@@ -120,7 +118,6 @@ int trace_writer_close(struct trace_writer *w, uint64_t recorded, uint64_t dropp
 uint64_t trace_writer_bytes(const struct trace_writer *w);   /* file size so far */
 uint64_t trace_writer_lost(const struct trace_writer *w);    /* events not stored */
 uint64_t trace_writer_written(const struct trace_writer *w); /* events stored */
-bool trace_writer_failed(const struct trace_writer *w);
 /* Why the first write failed ("" while none has). */
 const char *trace_writer_error(const struct trace_writer *w);
 
@@ -253,8 +250,6 @@ bool trace_reader_run(const struct trace_reader *r, size_t i, uint64_t *offset, 
 /* A second reader of the same, already validated file, positioned at the
  * record at offset (one of trace_reader_run's). */
 int trace_reader_dup(const struct trace_reader *r, uint64_t offset, struct trace_reader **out);
-/* The file offset of the record trace_reader_next() returns next. */
-uint64_t trace_reader_tell(const struct trace_reader *r);
 
 /* One line about how the run ended, e.g. "finished: guest exited (0)",
  * "run did not finish cleanly: last mark 'handoff to guest ring', 12

@@ -668,11 +668,6 @@ int trace_reader_rewind(struct trace_reader *r)
 	return 0;
 }
 
-uint64_t trace_reader_tell(const struct trace_reader *r)
-{
-	return r->off;
-}
-
 bool trace_reader_run(const struct trace_reader *r, size_t i, uint64_t *offset, size_t *index)
 {
 	if (i >= r->info.nr_runs || i >= TRACE_MERGE_MAX_RUNS)

@@ -52,25 +52,6 @@ struct trace_writer {
 	uint64_t emitting_events; /* events in the record being written */
 };
 
-const char *trace_record_type_name(uint32_t type)
-{
-	switch (type) {
-	case TRACE_REC_META:
-		return "META";
-	case TRACE_REC_SYMBOLS:
-		return "SYMBOLS";
-	case TRACE_REC_EVENTS:
-		return "EVENTS";
-	case TRACE_REC_DROPS:
-		return "DROPS";
-	case TRACE_REC_MARK:
-		return "MARK";
-	case TRACE_REC_END:
-		return "END";
-	}
-	return "unknown";
-}
-
 static void put_u16(uint8_t *p, uint16_t v)
 {
 	p[0] = (uint8_t)v;
@@ -457,11 +438,6 @@ uint64_t trace_writer_lost(const struct trace_writer *w)
 uint64_t trace_writer_written(const struct trace_writer *w)
 {
 	return w ? w->written : 0;
-}
-
-bool trace_writer_failed(const struct trace_writer *w)
-{
-	return w && w->failed;
 }
 
 const char *trace_writer_error(const struct trace_writer *w)

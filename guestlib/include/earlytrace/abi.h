@@ -14,7 +14,8 @@
 /*
  * I/O ports owned by earlytrace. They sit in a block no PC device uses
  * (0x510-0x51f), away from QEMU's isa-debug-exit default (0x501) so that a
- * guest written for QEMU cannot end an earlytrace run by accident.
+ * guest written for QEMU cannot end an earlytrace run by accident. The PC
+ * devices' ports (COM1, i8042, ACPI sleep) are in arch/x86/pc_ports.h.
  */
 #define ET_PORT_BASE 0x510
 
@@ -41,12 +42,6 @@
  * it before the guest resumes. See struct et_tramp_batch.
  */
 #define ET_PORT_TRAMP_DRAIN (ET_PORT_BASE + 0x8)
-
-/* Legacy PC ports the VMM emulates for guests. */
-#define ET_PORT_COM1 0x3f8 /* 8250/16550 UART, 8 registers */
-#define ET_PORT_I8042_DATA 0x60
-#define ET_PORT_I8042_CMD 0x64 /* write 0xfe: pulse reset line */
-#define ET_I8042_CMD_RESET 0xfe
 
 /*
  * The trampolines' batch header (struct et_tramp_batch below), as byte
