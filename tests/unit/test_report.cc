@@ -60,7 +60,7 @@ std::string write_trace(const TempDir &d, uint64_t khz, bool finish = true)
 		make_call(3000500, K + 0x100, K + 0x5, 1, ET_REC_SRC_GUEST),
 	};
 	EXPECT_EQ(trace_writer_events(w, b, 2), 0);
-	EXPECT_EQ(trace_writer_drops(w, 10, 3000200, "guest ring overwrite"), 0);
+	EXPECT_EQ(trace_writer_drops(w, 3, 3000200, "guest ring overwrite"), 0);
 	if (finish)
 		EXPECT_EQ(trace_writer_close(w, 15, 10, "guest exited (0)"), 0);
 	else

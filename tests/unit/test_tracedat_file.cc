@@ -118,7 +118,7 @@ std::string write_everything(const TempDir &d, uint64_t khz)
 		g.push_back(make_call(u += 3000 + i, K + 0x200, K + 0x00c, 1 - (i % 7 == 0),
 				      ET_REC_SRC_GUEST));
 	EXPECT_EQ(trace_writer_events(w, g.data(), g.size()), 0);
-	EXPECT_EQ(trace_writer_drops(w, 10, u + 1, "overwritten in the guest ring"), 0);
+	EXPECT_EQ(trace_writer_drops(w, 3, u + 1, "overwritten in the guest ring"), 0);
 	EXPECT_EQ(trace_writer_close(w, 5600, 10, "guest exited (0)"), 0);
 	return path;
 }

@@ -97,6 +97,8 @@ int trace_writer_open(struct trace_writer **w, const char *path, const struct tr
 int trace_writer_symbols(struct trace_writer *w, const struct symtab *tab);
 /* Writes n events (split into records of TRACE_EVENTS_PER_RECORD). */
 int trace_writer_events(struct trace_writer *w, const struct et_ring_record *ev, size_t n);
+/* dropped_total: the events dropped so far for this reason (each reason
+ * text is its own running total; readers add the reasons up). */
 int trace_writer_drops(struct trace_writer *w, uint64_t dropped_total, uint64_t tsc,
 		       const char *reason);
 int trace_writer_mark(struct trace_writer *w, uint64_t tsc, const char *text);
@@ -194,7 +196,7 @@ struct trace_note {
 	uint64_t tsc;
 	uint32_t type;	      /* TRACE_REC_MARK, TRACE_REC_DROPS or TRACE_REC_KEVENT */
 	uint64_t dropped;     /* DROPS: events of its reason dropped since the previous one */
-	uint64_t dropped_total;
+	uint64_t dropped_total; /* DROPS: the run's total so far, over all reasons */
 	/* MARK, DROPS: the text; KEVENT: the message (a raw event: its type
 	 * and first bytes in hex), what a report shows after ip's function. */
 	const char *text;

@@ -297,10 +297,12 @@ static int add_note(struct trace_reader *r, const struct trace_record *rec)
 
 		if (!last)
 			return et_error("out of memory");
-		n->dropped_total = rec->dropped_total;
 		n->dropped = rec->dropped_total > *last ? rec->dropped_total - *last : 0;
 		if (rec->dropped_total > *last)
 			*last = rec->dropped_total;
+		/* Reports show the run's total so far: every reason's. */
+		for (size_t i = 0; i < r->nr_drops; i++)
+			n->dropped_total += r->drops[i].total;
 	}
 	if (rec->type == TRACE_REC_KEVENT) {
 		n->cpu = rec->kevent.cpu;
