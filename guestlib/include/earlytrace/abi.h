@@ -47,6 +47,13 @@
 #define ET_PORT_I8042_DATA 0x60
 #define ET_PORT_I8042_CMD 0x64 /* write 0xfe: pulse reset line */
 #define ET_I8042_CMD_RESET 0xfe
+/* The PCI reset control register (Intel's RST_CNT, as on PIIX/ICH PCs):
+ * a write with ET_RESET_CONTROL_CPU set resets the machine. The ACPI FADT
+ * names it as the reset register, with ET_RESET_CONTROL_VALUE. */
+#define ET_PORT_RESET_CONTROL 0xcf9
+#define ET_RESET_CONTROL_SYS 0x02 /* a hard reset, not just the CPU's */
+#define ET_RESET_CONTROL_CPU 0x04 /* 0 -> 1: do the reset */
+#define ET_RESET_CONTROL_VALUE (ET_RESET_CONTROL_SYS | ET_RESET_CONTROL_CPU)
 
 /*
  * The trampolines' batch header (struct et_tramp_batch below), as byte
