@@ -15,8 +15,7 @@
 /* Status reported when start_info or boot_params is missing or has the
  * wrong magic. */
 #define EXIT_BAD_BOOT_INFO 3
-/* Status when reset=<method> found nothing to reset with, or the VMM went
- * on after it. */
+/* Status when reset=acpi found no reset register to write. */
 #define EXIT_RESET_FAILED 6
 
 static struct boot_opts boot_opts;
