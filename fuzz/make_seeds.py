@@ -656,6 +656,30 @@ def seeds_expect():
     write("expect", "bad.expect", b"called\ncalls x == \nreached y within 5 parsecs\n")
 
 
+def panic_input(fmt, words=(), word_bytes=8, ram=b""):
+    """fuzz_panic_message's layout: mode (count, 0x80 for 4-byte words),
+    u16 format length, the words, the format, then guest RAM."""
+    mode = len(words) | (0x80 if word_bytes == 4 else 0)
+    pack = u32 if word_bytes == 4 else u64
+    return u8(mode) + u16(len(fmt)) + b"".join(pack(w) for w in words) + fmt + ram
+
+
+def seeds_panic_message():
+    ram = b"\0" * 0x100 + b"unknown-block(0,0)\0" + b"init\0"
+    write("panic_message", "vfs.bin",
+          panic_input(b"VFS: Unable to mount root fs on %s", [0x100], ram=ram))
+    write("panic_message", "kill-init.bin",
+          panic_input(b"Attempted to kill init! exitcode=0x%08x\n", [9]))
+    write("panic_message", "sizes.bin",
+          panic_input(b"%hhx %hd %ld %lld %zu %c %% %-5d|%05x|%.3s|%*d|%pS",
+                      [0x1ff, 0x8000, 2**64 - 3, 2**63, 12, 0x41, 7, 0xab, 0x113, 4, 5, 0x1000],
+                      ram=ram))
+    write("panic_message", "32-bit.bin",
+          panic_input(b"%s %lld %d", [0x113, 5, 1, 2**32 - 2], word_bytes=4, ram=ram))
+    write("panic_message", "unterminated.bin",
+          panic_input(b"%s|%s", [0x1000 - 4, 0x5000], ram=b"\0" * 0xffc + b"abcd"))
+
+
 def main():
     kernel = seeds_elf()
     seeds_bzimage(kernel)
@@ -668,6 +692,7 @@ def main():
     seeds_tramp_drain()
     seeds_page_walk()
     seeds_expect()
+    seeds_panic_message()
 
 
 if __name__ == "__main__":

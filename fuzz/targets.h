@@ -62,6 +62,11 @@ int fuzz_page_walk(const uint8_t *data, size_t size);
  * then expect_check_filters() and expect_evaluate() over a small trace. */
 int fuzz_expect(const uint8_t *data, size_t size);
 
+/* panic_message_format() on a guest panic's format string and argument
+ * words (mode byte: count, 4- or 8-byte words), %s reading a small guest
+ * RAM made of the rest of the bytes. */
+int fuzz_panic_message(const uint8_t *data, size_t size);
+
 struct fuzz_target {
 	const char *name; /* the fuzz/fuzz_<name>.c and tests/fuzz-corpus/<name>/ name */
 	int (*run)(const uint8_t *data, size_t size);

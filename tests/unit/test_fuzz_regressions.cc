@@ -75,6 +75,7 @@ TEST(FuzzRegression, Hypercall) { check_target("hypercall"); }
 TEST(FuzzRegression, TrampDrain) { check_target("tramp_drain"); }
 TEST(FuzzRegression, PageWalk) { check_target("page_walk"); }
 TEST(FuzzRegression, Expect) { check_target("expect"); }
+TEST(FuzzRegression, PanicMessage) { check_target("panic_message"); }
 
 // What the fuzzers found, checked for the fix itself where a sanitizer
 // alone would not notice (the inputs above only prove there is no crash).
