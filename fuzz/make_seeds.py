@@ -838,6 +838,28 @@ def seeds_ftrace_ring():
     write("ftrace_ring", "huge-nr-pages.bin",
           ft_ring([page(1000, 145), page(3000, 40, 145), empty], 0, 1, empty, 185,
                   nr_pages=1 << 40))
+def panic_input(fmt, words=(), word_bytes=8, ram=b""):
+    """fuzz_panic_message's layout: mode (count, 0x80 for 4-byte words),
+    u16 format length, the words, the format, then guest RAM."""
+    mode = len(words) | (0x80 if word_bytes == 4 else 0)
+    pack = u32 if word_bytes == 4 else u64
+    return u8(mode) + u16(len(fmt)) + b"".join(pack(w) for w in words) + fmt + ram
+
+
+def seeds_panic_message():
+    ram = b"\0" * 0x100 + b"unknown-block(0,0)\0" + b"init\0"
+    write("panic_message", "vfs.bin",
+          panic_input(b"VFS: Unable to mount root fs on %s", [0x100], ram=ram))
+    write("panic_message", "kill-init.bin",
+          panic_input(b"Attempted to kill init! exitcode=0x%08x\n", [9]))
+    write("panic_message", "sizes.bin",
+          panic_input(b"%hhx %hd %ld %lld %zu %c %% %-5d|%05x|%.3s|%*d|%pS",
+                      [0x1ff, 0x8000, 2**64 - 3, 2**63, 12, 0x41, 7, 0xab, 0x113, 4, 5, 0x1000],
+                      ram=ram))
+    write("panic_message", "32-bit.bin",
+          panic_input(b"%s %lld %d", [0x113, 5, 1, 2**32 - 2], word_bytes=4, ram=ram))
+    write("panic_message", "unterminated.bin",
+          panic_input(b"%s|%s", [0x1000 - 4, 0x5000], ram=b"\0" * 0xffc + b"abcd"))
 
 
 def main():
@@ -854,6 +876,7 @@ def main():
     seeds_expect()
     seeds_ftrace_page()
     seeds_ftrace_ring()
+    seeds_panic_message()
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@
 #include "vmm/loader/bzimage.h"
 #include "vmm/loader/decompress.h"
 #include "vmm/loader/kernel_image.h"
+#include "vmm/panic_message.h"
 #include "vmm/report/report.h"
 #include "vmm/sites/sites.h"
 #include "vmm/symbols/kallsyms.h"
@@ -870,6 +871,51 @@ int fuzz_expect(const uint8_t *data, size_t size)
 	return 0;
 }
 
+/* ---- a panic's message ------------------------------------------------ */
+
+/* Guest RAM for the strings %s reads: small, so the fuzzer finds it. */
+#define FUZZ_PANIC_RAM (4u << 10)
+
+static int panic_read(void *ctx, uint64_t va, void *buf, size_t len)
+{
+	const struct x86_paging paging_off = { 0 };
+
+	return x86_read_virt(ctx, &paging_off, va, buf, len);
+}
+
+int fuzz_panic_message(const uint8_t *data, size_t size)
+{
+	struct input in = { data, size };
+	struct fuzz_ram ram;
+	uint64_t words[PANIC_ARGS_MAX];
+	char fmt[PANIC_FORMAT_MAX + 1], out[PANIC_MESSAGE_MAX];
+	uint8_t mode = in_u8(&in);
+	unsigned nr = mode % (PANIC_ARGS_MAX + 1), word_bytes = mode & 0x80 ? 4 : 8;
+	size_t fmt_len = in_le(&in, 2) % (PANIC_FORMAT_MAX + 1), body_len;
+	const uint8_t *p;
+	struct panic_args a;
+
+	for (unsigned i = 0; i < nr; i++)
+		words[i] = in_le(&in, word_bytes);
+	p = in_bytes(&in, &fmt_len);
+	memcpy(fmt, p, fmt_len);
+	fmt[fmt_len] = '\0';
+	body_len = in.n;
+	p = in_bytes(&in, &body_len);
+	if (ram_init(&ram, FUZZ_PANIC_RAM, 0, true))
+		return -1;
+	memcpy(ram.low, p, body_len < FUZZ_PANIC_RAM ? body_len : FUZZ_PANIC_RAM);
+	a = (struct panic_args){ words, nr, word_bytes, panic_read, &ram.gm, NULL, NULL };
+	panic_message_format(fmt, &a, out, sizeof(out));
+	/* The message is terminated inside its buffer, printable only. */
+	if (!memchr(out, '\0', sizeof(out)))
+		abort();
+	for (size_t i = 0; out[i]; i++)
+		if (out[i] < 0x20 || out[i] > 0x7e)
+			abort();
+	return 0;
+}
+
 /* ---- the table -------------------------------------------------------- */
 
 const struct fuzz_target fuzz_targets[] = {
@@ -884,6 +930,7 @@ const struct fuzz_target fuzz_targets[] = {
 	{ "expect", fuzz_expect },
 	{ "ftrace_page", fuzz_ftrace_page },
 	{ "ftrace_ring", fuzz_ftrace_ring },
+	{ "panic_message", fuzz_panic_message },
 	{ NULL, NULL },
 };
 

@@ -168,7 +168,7 @@ TEST(Boot, KeyboardControllerResetEndsTheRunCleanly)
 	VmmResult r = run_vmm({ "run", "--kernel", image("x86_64"), "--mem", "16M", "--append",
 				"reboot=kbd exit=9" });
 	EXPECT_EQ(r.status, 0) << r.err << r.out;
-	EXPECT_EQ(r.err, "");
+	EXPECT_EQ(r.err, "earlytrace: guest reset (i8042 reset line)\n");
 }
 
 TEST(Boot, TripleFaultGivesACrashReport)
@@ -195,11 +195,14 @@ TEST(Boot, PanicIsReportedHoweverTheGuestEndsAfterIt)
 		// panic() here resets the machine, as Linux does with panic=-1:
 		// without the breakpoint on panic this would look like a clean reboot.
 		VmmResult r = run_vmm({ "run", "--kernel", image(arch), "--mem", "16M", "--append",
-					"crash=panic" });
+					"crash=panic", "--on-panic", "continue" });
 		EXPECT_EQ(r.status, 3) << arch << r.err;
-		EXPECT_NE(r.out.find("Kernel panic - not syncing: requested on the command line"),
+		EXPECT_NE(r.out.find("Kernel panic - not syncing: requested on the command line: "
+				     "crash=panic, code 42\n"),
 			  std::string::npos) << r.out;
-		EXPECT_NE(r.err.find("earlytrace: the guest kernel panicked (guest reset after it)"),
+		EXPECT_NE(r.err.find("earlytrace: the guest kernel panicked: \"requested on the "
+				     "command line: crash=panic, code 42\"; then guest reset (i8042 "
+				     "reset line)"),
 			  std::string::npos) << r.err;
 	}
 }

@@ -366,7 +366,7 @@ int tracer_attach(struct tracer *t, struct machine *m, const struct trace_option
 
 int tracer_finish(struct tracer *t)
 {
-	char reason[128], write_error[320];
+	char reason[sizeof(t->fr.end)], write_error[320];
 	uint64_t dropped, recorded, lost;
 	int ret;
 
