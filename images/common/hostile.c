@@ -353,7 +353,7 @@ static void case_hc_flood(void)
 			outl(ET_PORT_HYPERCALL, 0x40000000u + (i & 0xfff) * 32);
 			break;
 		case 1:
-			raw_hypercall(&hc_block, 2, ET_HC_MARK, 0);
+			raw_hypercall(&hc_block, ET_ABI_VERSION + 1, ET_HC_MARK, 0);
 			break;
 		case 2:
 			raw_hypercall(&hc_block, ET_ABI_VERSION, 1000 + i, 0);

@@ -120,6 +120,10 @@ static void drain_port(void *opaque, uint64_t offset, uint8_t *data, uint32_t le
 		return; /* a stray write after handoff: nothing to drain */
 	tm->tramp.full_drains++;
 	tramp_mode_drain(tm);
+	/* --max-events reached while draining: the run stops here, and this
+	 * call is past the limit. */
+	if (!recorder_room(tm->rec))
+		return;
 	if (len == 1 && data[0] == ET_TB_DRAIN_RECORD && vcpu_get_regs(tm->rec->vcpu, &regs, NULL) == 0)
 		record_call(tm, (regs.rbx & 0xffffffffu) << 32 | (regs.rcx & 0xffffffffu), regs.rsi,
 			    regs.rdi);
