@@ -81,49 +81,6 @@ TEST(TrampolineTemplates, RecordingPathIsShortAndExitFree)
 	EXPECT_EQ(tramp_template_for(16), nullptr);
 }
 
-// guestlib's __fentry__ as the test images link it: the guest ring's
-// recording path, from the site's call to the return (issue 19's goal: at
-// most 30; the previous design, a C recorder behind pushf/cli, took 68).
-TEST(GuestlibFentry, RecordingPathIsShortAndInterruptible)
-{
-	const struct { const char *arch; size_t insns; } want[] = { { "x86_64", 29 }, { "i386", 30 } };
-
-	for (const auto &w : want) {
-		struct kernel_image img;
-		struct symbols syms = {};
-		uint64_t addr, paddr;
-		uint32_t flags;
-
-		ASSERT_EQ(kernel_image_open(&img, (std::string(ET_TEST_IMAGES) + "/" + w.arch + ".elf").c_str()), 0)
-			<< et_last_error();
-		ASSERT_EQ(symbols_load(&syms, &img, nullptr), 0) << et_last_error();
-		ASSERT_EQ(symbols_addr(&syms, "__fentry__", &addr), 0);
-		const uint8_t *code = kernel_image_vaddr_bytes(&img, addr, 128, &paddr, &flags);
-		ASSERT_NE(code, nullptr);
-		csh cs;
-		cs_insn *insn = nullptr;
-		ASSERT_EQ(cs_open(CS_ARCH_X86, img.elf_class == 64 ? CS_MODE_64 : CS_MODE_32, &cs), CS_ERR_OK);
-		size_t n = cs_disasm(cs, code, 128, addr, 0, &insn);
-		std::vector<std::string> path;
-		for (size_t i = 0; i < n; i++) {
-			path.push_back(insn[i].mnemonic);
-			if (!strcmp(insn[i].mnemonic, "ret"))
-				break;
-		}
-		cs_free(insn, n);
-		cs_close(&cs);
-		ASSERT_FALSE(path.empty());
-		EXPECT_EQ(path.back(), "ret") << w.arch;
-		EXPECT_EQ(path.size() + 1, w.insns) << w.arch;
-		EXPECT_EQ(std::count(path.begin(), path.end(), "xadd"), 1) << w.arch;
-		EXPECT_EQ(std::count(path.begin(), path.end(), "cli"), 0) << w.arch;
-		for (const auto &m : path)
-			EXPECT_TRUE(m.rfind("j", 0) != 0 && m != "call") << w.arch << ": " << m;
-		symbols_free(&syms);
-		kernel_image_close(&img);
-	}
-}
-
 TEST(TrampolineTemplates, OneshotPathRestoresTheSite)
 {
 	const struct tramp_template *t = tramp_template_for(64);
