@@ -552,7 +552,7 @@ def seeds_hypercall():
 
 # ---- the trampoline batch (script format: fuzz_tramp_drain) -------------
 
-TD_WRITE, TD_HEADER, TD_RECORD, TD_FILL, TD_DRAIN = range(5)
+TD_WRITE, TD_HEADER, TD_RECORD, TD_FILL, TD_DRAIN, TD_RESERVE = range(6)
 
 
 def td_header(flags, buf=1024, max_events=0, batch=0, region=0x100000, size=0x20000, voff=1,
@@ -566,6 +566,7 @@ def td_header(flags, buf=1024, max_events=0, batch=0, region=0x100000, size=0x20
 
 def seeds_tramp_drain():
     fill = lambda n: u8(TD_FILL) + u8(n)
+    reserve = lambda n: u8(TD_RESERVE) + u8(n)
     drain = u8(TD_DRAIN)
     rec = lambda idx, site, tsc, parent: u8(TD_RECORD) + u16(idx) + u8(site) + u32(tsc) + u64(parent)
     hdr = lambda field, value: u8(TD_HEADER) + u8(field) + u64(value)
@@ -575,12 +576,22 @@ def seeds_tramp_drain():
           td_header(1 | 2, max_events=5) + fill(8) + drain + fill(2))
     write("tramp_drain", "corrupt-header.bin",
           td_header(0) + fill(4) + hdr(0, 0) + drain + fill(4) + hdr(4, 1 << 40) + drain +
-          fill(2) + hdr(2, 0) + drain)
+          fill(2) + hdr(2, 0) + drain + fill(3) + hdr(4, (1 << 64) - 8) + drain)
     write("tramp_drain", "overwrite-small-buffer.bin",
           td_header(4, buf=4, batch=100) + fill(50) + drain + fill(50))
+    # Record 0 forged before paging, record 1 at an address no site has.
     write("tramp_drain", "stray-ips.bin",
           td_header(0, voff=0) + rec(0, 0xf8, 1, 0) + rec(1, 0xff, 2, 0) + u64(0xdeadbeef) +
-          hdr(4, 2) + drain)
+          reserve(2) + drain)
+    # Interrupted recordings: one reserved and left unwritten across drains,
+    # then completed; one holding the last record of a full batch.
+    write("tramp_drain", "pending.bin",
+          td_header(0, batch=64) + fill(3) + reserve(1) + fill(2) + drain + fill(5) + drain +
+          rec(3, 1, 9, 0x1234) + drain + fill(60) + reserve(1) + drain + drain +
+          rec(63, 2, 10, 0x1234) + drain + fill(4))
+    write("tramp_drain", "i386-pending.bin",
+          td_header(1, batch=64) + fill(63) + reserve(1) + drain + rec(63, 0, 3, 0) + drain +
+          reserve(20) + drain)
 
 
 # ---- page walks (format: fuzz_page_walk) --------------------------------

@@ -592,11 +592,12 @@ int fuzz_hypercall(const uint8_t *data, size_t size)
 
 /* What a guest (or its trampolines) does to the batch, one step per opcode. */
 enum {
-	TD_OP_WRITE,  /* gpa, u8 len, bytes */
-	TD_OP_HEADER, /* u8 field, u64 value: one field of the batch header */
-	TD_OP_RECORD, /* u16 index, u8 site, u32 tsc, u64 parent: one record */
-	TD_OP_FILL,   /* u8 count: the trampolines' appends, count bumped */
-	TD_OP_DRAIN,  /* the guest's full-batch exit */
+	TD_OP_WRITE,   /* gpa, u8 len, bytes */
+	TD_OP_HEADER,  /* u8 field, u64 value: one field of the batch header */
+	TD_OP_RECORD,  /* u16 index, u8 site, u32 tsc, u64 parent: one record */
+	TD_OP_FILL,    /* u8 count: the trampolines' recordings, reserved and written */
+	TD_OP_DRAIN,   /* the guest's full-batch exit */
+	TD_OP_RESERVE, /* u8 count: recordings reserved, not written (interrupted) */
 	TD_OP_NR,
 };
 
@@ -697,7 +698,7 @@ int fuzz_tramp_drain(const uint8_t *data, size_t size)
 			uint8_t field = in_u8(&in) % 6;
 			uint64_t value = in_le(&in, 8);
 
-			/* magic, abi_version (u32 each), records, capacity, count, drains */
+			/* magic, abi_version (u32 each), records, capacity, cursor, start */
 			ram_write(gm, header + (field < 2 ? 4 * field : 8 * (field - 1)), &value,
 				  field < 2 ? 4 : 8);
 			break;
@@ -712,23 +713,33 @@ int fuzz_tramp_drain(const uint8_t *data, size_t size)
 			ram_write(gm, records + idx * sizeof(rec), &rec, sizeof(rec));
 			break;
 		}
-		case TD_OP_FILL: {
-			uint64_t filled;
+		case TD_OP_FILL:
+		case TD_OP_RESERVE: {
+			/* As the trampolines do it: an xadd of 32 on the cursor,
+			 * the record at that offset from the array's end. */
+			uint64_t end = records + tr->capacity * sizeof(struct et_ring_record);
+			int64_t cursor;
 			unsigned count = in_u8(&in);
 
-			if (guest_mem_read(gm, header + ET_TB_OFF_COUNT, &filled, sizeof(filled)))
-				break;
-			for (unsigned i = 0; i < count && filled < tr->capacity; i++) {
+			for (unsigned i = 0; i < count; i++) {
 				struct et_ring_record rec = {
-					.tsc = 5000 + filled,
+					.tsc = 5000 + i,
 					.ip = td_ret(sp, (uint8_t)i, &in),
 					.parent_ip = 0xffffffff81000000ull,
 				};
 
-				ram_write(gm, records + filled * sizeof(rec), &rec, sizeof(rec));
-				filled++;
+				if (guest_mem_read(gm, header + ET_TB_OFF_CURSOR, &cursor, sizeof(cursor)))
+					break;
+				if (elf_class == 32)
+					cursor = (int32_t)(uint32_t)cursor;
+				if (cursor >= 0)
+					break; /* full: the trampoline would exit */
+				cursor += (int64_t)sizeof(rec);
+				ram_write(gm, header + ET_TB_OFF_CURSOR, &cursor, sizeof(cursor));
+				if (op == TD_OP_FILL)
+					ram_write(gm, end + (uint64_t)(cursor - (int64_t)sizeof(rec)), &rec,
+						  sizeof(rec));
 			}
-			ram_write(gm, header + ET_TB_OFF_COUNT, &filled, sizeof(filled));
 			break;
 		}
 		default:

@@ -127,6 +127,13 @@ static void apply_word(struct word w, struct boot_opts *opts)
 		else
 			for (size_t i = 0; i < v.len; i++)
 				opts->hostile[i] = v.s[i];
+	} else if (word_value(w, "nest", &v)) {
+		/* The case name, for common/nest.c to look up. */
+		if (v.len == 0 || v.len >= sizeof(opts->nest))
+			bad_word(w);
+		else
+			for (size_t i = 0; i < v.len; i++)
+				opts->nest[i] = v.s[i];
 	}
 }
 

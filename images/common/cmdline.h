@@ -30,6 +30,8 @@ struct boot_opts {
 	bool exit_sequence;	/* exits=sequence: scripted port/MMIO/MSR accesses */
 	char hostile[24];	/* hostile=<case>: misbehave towards the VMM (x86_64,
 				 * common/hostile.c); "" when not asked */
+	char nest[24];		/* nest=<case>: a traced call nested in a recording
+				 * (x86_64, common/nest.c); "" when not asked */
 };
 
 /* Parses at most max bytes of s (stops at NUL). Unknown words are ignored,
