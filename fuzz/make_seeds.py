@@ -552,7 +552,7 @@ def seeds_hypercall():
 
 # ---- the trampoline batch (script format: fuzz_tramp_drain) -------------
 
-TD_WRITE, TD_HEADER, TD_RECORD, TD_FILL, TD_DRAIN = range(5)
+TD_WRITE, TD_HEADER, TD_RECORD, TD_FILL, TD_DRAIN, TD_RESERVE = range(6)
 
 
 def td_header(flags, buf=1024, max_events=0, batch=0, region=0x100000, size=0x20000, voff=1,
@@ -566,6 +566,7 @@ def td_header(flags, buf=1024, max_events=0, batch=0, region=0x100000, size=0x20
 
 def seeds_tramp_drain():
     fill = lambda n: u8(TD_FILL) + u8(n)
+    reserve = lambda n: u8(TD_RESERVE) + u8(n)
     drain = u8(TD_DRAIN)
     rec = lambda idx, site, tsc, parent: u8(TD_RECORD) + u16(idx) + u8(site) + u32(tsc) + u64(parent)
     hdr = lambda field, value: u8(TD_HEADER) + u8(field) + u64(value)
@@ -575,12 +576,22 @@ def seeds_tramp_drain():
           td_header(1 | 2, max_events=5) + fill(8) + drain + fill(2))
     write("tramp_drain", "corrupt-header.bin",
           td_header(0) + fill(4) + hdr(0, 0) + drain + fill(4) + hdr(4, 1 << 40) + drain +
-          fill(2) + hdr(2, 0) + drain)
+          fill(2) + hdr(2, 0) + drain + fill(3) + hdr(4, (1 << 64) - 8) + drain)
     write("tramp_drain", "overwrite-small-buffer.bin",
           td_header(4, buf=4, batch=100) + fill(50) + drain + fill(50))
+    # Record 0 forged before paging, record 1 at an address no site has.
     write("tramp_drain", "stray-ips.bin",
           td_header(0, voff=0) + rec(0, 0xf8, 1, 0) + rec(1, 0xff, 2, 0) + u64(0xdeadbeef) +
-          hdr(4, 2) + drain)
+          reserve(2) + drain)
+    # Interrupted recordings: one reserved and left unwritten across drains,
+    # then completed; one holding the last record of a full batch.
+    write("tramp_drain", "pending.bin",
+          td_header(0, batch=64) + fill(3) + reserve(1) + fill(2) + drain + fill(5) + drain +
+          rec(3, 1, 9, 0x1234) + drain + fill(60) + reserve(1) + drain + drain +
+          rec(63, 2, 10, 0x1234) + drain + fill(4))
+    write("tramp_drain", "i386-pending.bin",
+          td_header(1, batch=64) + fill(63) + reserve(1) + drain + rec(63, 0, 3, 0) + drain +
+          reserve(20) + drain)
 
 
 # ---- page walks (format: fuzz_page_walk) --------------------------------
@@ -838,6 +849,28 @@ def seeds_ftrace_ring():
     write("ftrace_ring", "huge-nr-pages.bin",
           ft_ring([page(1000, 145), page(3000, 40, 145), empty], 0, 1, empty, 185,
                   nr_pages=1 << 40))
+def panic_input(fmt, words=(), word_bytes=8, ram=b""):
+    """fuzz_panic_message's layout: mode (count, 0x80 for 4-byte words),
+    u16 format length, the words, the format, then guest RAM."""
+    mode = len(words) | (0x80 if word_bytes == 4 else 0)
+    pack = u32 if word_bytes == 4 else u64
+    return u8(mode) + u16(len(fmt)) + b"".join(pack(w) for w in words) + fmt + ram
+
+
+def seeds_panic_message():
+    ram = b"\0" * 0x100 + b"unknown-block(0,0)\0" + b"init\0"
+    write("panic_message", "vfs.bin",
+          panic_input(b"VFS: Unable to mount root fs on %s", [0x100], ram=ram))
+    write("panic_message", "kill-init.bin",
+          panic_input(b"Attempted to kill init! exitcode=0x%08x\n", [9]))
+    write("panic_message", "sizes.bin",
+          panic_input(b"%hhx %hd %ld %lld %zu %c %% %-5d|%05x|%.3s|%*d|%pS",
+                      [0x1ff, 0x8000, 2**64 - 3, 2**63, 12, 0x41, 7, 0xab, 0x113, 4, 5, 0x1000],
+                      ram=ram))
+    write("panic_message", "32-bit.bin",
+          panic_input(b"%s %lld %d", [0x113, 5, 1, 2**32 - 2], word_bytes=4, ram=ram))
+    write("panic_message", "unterminated.bin",
+          panic_input(b"%s|%s", [0x1000 - 4, 0x5000], ram=b"\0" * 0xffc + b"abcd"))
 
 
 def main():
@@ -854,6 +887,7 @@ def main():
     seeds_expect()
     seeds_ftrace_page()
     seeds_ftrace_ring()
+    seeds_panic_message()
 
 
 if __name__ == "__main__":

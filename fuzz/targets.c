@@ -31,6 +31,7 @@
 #include "vmm/loader/bzimage.h"
 #include "vmm/loader/decompress.h"
 #include "vmm/loader/kernel_image.h"
+#include "vmm/panic_message.h"
 #include "vmm/report/report.h"
 #include "vmm/sites/sites.h"
 #include "vmm/symbols/kallsyms.h"
@@ -591,11 +592,12 @@ int fuzz_hypercall(const uint8_t *data, size_t size)
 
 /* What a guest (or its trampolines) does to the batch, one step per opcode. */
 enum {
-	TD_OP_WRITE,  /* gpa, u8 len, bytes */
-	TD_OP_HEADER, /* u8 field, u64 value: one field of the batch header */
-	TD_OP_RECORD, /* u16 index, u8 site, u32 tsc, u64 parent: one record */
-	TD_OP_FILL,   /* u8 count: the trampolines' appends, count bumped */
-	TD_OP_DRAIN,  /* the guest's full-batch exit */
+	TD_OP_WRITE,   /* gpa, u8 len, bytes */
+	TD_OP_HEADER,  /* u8 field, u64 value: one field of the batch header */
+	TD_OP_RECORD,  /* u16 index, u8 site, u32 tsc, u64 parent: one record */
+	TD_OP_FILL,    /* u8 count: the trampolines' recordings, reserved and written */
+	TD_OP_DRAIN,   /* the guest's full-batch exit */
+	TD_OP_RESERVE, /* u8 count: recordings reserved, not written (interrupted) */
 	TD_OP_NR,
 };
 
@@ -696,7 +698,7 @@ int fuzz_tramp_drain(const uint8_t *data, size_t size)
 			uint8_t field = in_u8(&in) % 6;
 			uint64_t value = in_le(&in, 8);
 
-			/* magic, abi_version (u32 each), records, capacity, count, drains */
+			/* magic, abi_version (u32 each), records, capacity, cursor, start */
 			ram_write(gm, header + (field < 2 ? 4 * field : 8 * (field - 1)), &value,
 				  field < 2 ? 4 : 8);
 			break;
@@ -711,23 +713,33 @@ int fuzz_tramp_drain(const uint8_t *data, size_t size)
 			ram_write(gm, records + idx * sizeof(rec), &rec, sizeof(rec));
 			break;
 		}
-		case TD_OP_FILL: {
-			uint64_t filled;
+		case TD_OP_FILL:
+		case TD_OP_RESERVE: {
+			/* As the trampolines do it: an xadd of 32 on the cursor,
+			 * the record at that offset from the array's end. */
+			uint64_t end = records + tr->capacity * sizeof(struct et_ring_record);
+			int64_t cursor;
 			unsigned count = in_u8(&in);
 
-			if (guest_mem_read(gm, header + ET_TB_OFF_COUNT, &filled, sizeof(filled)))
-				break;
-			for (unsigned i = 0; i < count && filled < tr->capacity; i++) {
+			for (unsigned i = 0; i < count; i++) {
 				struct et_ring_record rec = {
-					.tsc = 5000 + filled,
+					.tsc = 5000 + i,
 					.ip = td_ret(sp, (uint8_t)i, &in),
 					.parent_ip = 0xffffffff81000000ull,
 				};
 
-				ram_write(gm, records + filled * sizeof(rec), &rec, sizeof(rec));
-				filled++;
+				if (guest_mem_read(gm, header + ET_TB_OFF_CURSOR, &cursor, sizeof(cursor)))
+					break;
+				if (elf_class == 32)
+					cursor = (int32_t)(uint32_t)cursor;
+				if (cursor >= 0)
+					break; /* full: the trampoline would exit */
+				cursor += (int64_t)sizeof(rec);
+				ram_write(gm, header + ET_TB_OFF_CURSOR, &cursor, sizeof(cursor));
+				if (op == TD_OP_FILL)
+					ram_write(gm, end + (uint64_t)(cursor - (int64_t)sizeof(rec)), &rec,
+						  sizeof(rec));
 			}
-			ram_write(gm, header + ET_TB_OFF_COUNT, &filled, sizeof(filled));
 			break;
 		}
 		default:
@@ -870,6 +882,51 @@ int fuzz_expect(const uint8_t *data, size_t size)
 	return 0;
 }
 
+/* ---- a panic's message ------------------------------------------------ */
+
+/* Guest RAM for the strings %s reads: small, so the fuzzer finds it. */
+#define FUZZ_PANIC_RAM (4u << 10)
+
+static int panic_read(void *ctx, uint64_t va, void *buf, size_t len)
+{
+	const struct x86_paging paging_off = { 0 };
+
+	return x86_read_virt(ctx, &paging_off, va, buf, len);
+}
+
+int fuzz_panic_message(const uint8_t *data, size_t size)
+{
+	struct input in = { data, size };
+	struct fuzz_ram ram;
+	uint64_t words[PANIC_ARGS_MAX];
+	char fmt[PANIC_FORMAT_MAX + 1], out[PANIC_MESSAGE_MAX];
+	uint8_t mode = in_u8(&in);
+	unsigned nr = mode % (PANIC_ARGS_MAX + 1), word_bytes = mode & 0x80 ? 4 : 8;
+	size_t fmt_len = in_le(&in, 2) % (PANIC_FORMAT_MAX + 1), body_len;
+	const uint8_t *p;
+	struct panic_args a;
+
+	for (unsigned i = 0; i < nr; i++)
+		words[i] = in_le(&in, word_bytes);
+	p = in_bytes(&in, &fmt_len);
+	memcpy(fmt, p, fmt_len);
+	fmt[fmt_len] = '\0';
+	body_len = in.n;
+	p = in_bytes(&in, &body_len);
+	if (ram_init(&ram, FUZZ_PANIC_RAM, 0, true))
+		return -1;
+	memcpy(ram.low, p, body_len < FUZZ_PANIC_RAM ? body_len : FUZZ_PANIC_RAM);
+	a = (struct panic_args){ words, nr, word_bytes, panic_read, &ram.gm, NULL, NULL };
+	panic_message_format(fmt, &a, out, sizeof(out));
+	/* The message is terminated inside its buffer, printable only. */
+	if (!memchr(out, '\0', sizeof(out)))
+		abort();
+	for (size_t i = 0; out[i]; i++)
+		if (out[i] < 0x20 || out[i] > 0x7e)
+			abort();
+	return 0;
+}
+
 /* ---- the table -------------------------------------------------------- */
 
 const struct fuzz_target fuzz_targets[] = {
@@ -884,6 +941,7 @@ const struct fuzz_target fuzz_targets[] = {
 	{ "expect", fuzz_expect },
 	{ "ftrace_page", fuzz_ftrace_page },
 	{ "ftrace_ring", fuzz_ftrace_ring },
+	{ "panic_message", fuzz_panic_message },
 	{ NULL, NULL },
 };
 

@@ -75,6 +75,10 @@ int fuzz_ftrace_ring(const uint8_t *data, size_t size);
 /* The layout both use: Linux 6.1 x86-64, as the committed BTF fixture has it. */
 struct ftrace_layout;
 void fuzz_ftrace_layout(struct ftrace_layout *L);
+/* panic_message_format() on a guest panic's format string and argument
+ * words (mode byte: count, 4- or 8-byte words), %s reading a small guest
+ * RAM made of the rest of the bytes. */
+int fuzz_panic_message(const uint8_t *data, size_t size);
 
 struct fuzz_target {
 	const char *name; /* the fuzz/fuzz_<name>.c and tests/fuzz-corpus/<name>/ name */

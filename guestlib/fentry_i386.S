@@ -1,50 +1,54 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * __fentry__ for i386 guests: patched sites (patch.c) call it as the first
- * instruction of a traced function, before its prologue.
+ * __fentry__ for i386 guests: the same as fentry_x86_64.S (read that
+ * first), with 32-bit registers.
  *
  * On entry:
  *   (%esp)  = the site's return address = function start + 5
  *   4(%esp) = the traced function's own return address (its parent)
  *   8(%esp) ... = its stack arguments (cdecl), which we never touch;
  *   eax, edx, ecx = its register arguments under -mregparm=3 (Linux i386).
+ * It changes only eax, ecx, edx, esi, edi and the flags, and puts them
+ * back. The ring's 64-bit head moves in its low half only (a 32-bit xadd),
+ * and records get the low halves of ip and parent_ip (et_ring_init zeroed
+ * the high halves).
  *
- * Why this is enough to preserve: the C recorder follows the i386 cdecl
- * ABI, so it keeps ebx, esi, edi, ebp and esp itself; we save eax, ecx, edx
- * and the flags. guestlib is built without x87/MMX/SSE (-mno-80387
- * -mno-mmx -mno-sse), so there is no FPU state to save. DF is 0 at any
- * call (ABI).
- *
- * Interrupts are off while recording (pushfl; cli ... popfl restores IF):
- * the ring has one producer, and an interrupt handler whose sites are
- * patched must not interleave its record with ours. NMIs are not covered.
+ * 30 instructions from the site's call to the return.
  */
+#include <earlytrace/abi.h>
+
 	.text
 	.globl __fentry__
 	.type __fentry__, @function
 	.p2align 4
 __fentry__:
 	pushfl
-	cli
 	pushl %eax
-	pushl %ecx
 	pushl %edx
-	/* et_fentry_record(ip, parent_ip, tsc), cdecl: pushed right to left. */
-	rdtsc
-	pushl %edx			/* tsc, high half */
-	pushl %eax			/* tsc, low half */
-	/* 6 dwords pushed: the site's return address is at 24(%esp), the
-	 * parent at 28(%esp). Loaded through ecx rather than "pushl
-	 * 28(%esp)" to keep the offsets obvious. */
-	movl 28(%esp), %ecx
-	pushl %ecx			/* parent_ip */
-	movl 28(%esp), %ecx		/* the return address, one slot further now */
-	subl $5, %ecx
-	pushl %ecx			/* ip = the site = function start */
-	call et_fentry_record
-	addl $16, %esp
-	popl %edx
+	pushl %ecx
+	pushl %esi
+	pushl %edi
+	/* 6 dwords pushed: the site's return address is at 24(%esp). */
+	rdtsc					/* edx:eax: the TSC */
+	movl et_fentry_ring, %esi
+	movl $1, %ecx
+	xaddl %ecx, ET_RING_OFF_HEAD(%esi)	/* ecx: our record's index */
+	movl %ecx, %edi
+	andl ET_RING_OFF_SLOT_MASK(%esi), %edi
+	shll $ET_RING_RECORD_SHIFT, %edi	/* edi: its slot, in bytes */
+	movl %eax, ET_RING_HEADER_SIZE + 0(%esi,%edi)	/* tsc */
+	movl %edx, ET_RING_HEADER_SIZE + 4(%esi,%edi)
+	movl 24(%esp), %eax
+	subl $5, %eax
+	movl %eax, ET_RING_HEADER_SIZE + 8(%esi,%edi)	/* ip = the site */
+	movl 28(%esp), %eax
+	movl %eax, ET_RING_HEADER_SIZE + 16(%esi,%edi)	/* parent_ip */
+	movl $ET_RING_GUEST_KIND_FLAGS, ET_RING_HEADER_SIZE + 28(%esi,%edi)
+	movl %ecx, ET_RING_HEADER_SIZE + 24(%esi,%edi)	/* cpu = index, last: complete */
+	popl %edi
+	popl %esi
 	popl %ecx
+	popl %edx
 	popl %eax
 	popfl
 	ret

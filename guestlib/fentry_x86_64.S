@@ -1,61 +1,59 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * __fentry__ for x86_64 guests: patched sites (patch.c) call it as the
- * first instruction of a traced function, before its prologue.
+ * first instruction of a traced function, before its prologue. It appends
+ * one record to the ring et_fentry_ring points to (patch.c: the guest's
+ * ring while tracing, else a one-slot sink nobody reads).
  *
  * On entry:
  *   (%rsp)  = the site's return address = function start + 5
  *   8(%rsp) = the traced function's own return address (its parent)
- *   rdi, rsi, rdx, rcx, r8, r9 = the traced function's arguments, rax = the
- *   vector-register count of a varargs call, r10 = a static chain; none of
- *   them has been saved by anyone yet.
+ *   every register holds the traced function's arguments (and rax a
+ *   varargs call's vector-register count, r10 a static chain).
+ * It changes only rax, rcx, rdx, rsi and the flags, and puts them back.
+ * The stack below the traced function's rsp is free: the call that entered
+ * it already overwrote any red zone, and kernels use none.
  *
- * Why this is enough to preserve: the C recorder follows the SysV ABI, so
- * it keeps rbx, rbp, rsp, r12-r15 itself; we save every other general
- * register (rax, rcx, rdx, rsi, rdi, r8-r11) and the flags. guestlib is
- * built with -mgeneral-regs-only, so the recorder touches no x87/SSE/AVX
- * state and there is none to save. DF is 0 at any call (ABI), as the C code
- * expects. The stack below the traced function's rsp is free: the call
- * that entered it already overwrote any red zone, and kernels use none.
+ * Interrupts stay on. A record is reserved with one xadd on the ring's
+ * head, so an interrupt or NMI that records while we do gets the next
+ * index, and the record's cpu field gets its own index last, which tells a
+ * reader it is complete (struct et_ring in abi.h; ring.c reads it).
  *
- * Interrupts are off while recording (pushfq; cli ... popfq restores IF):
- * the ring has one producer, and an interrupt handler whose sites are
- * patched must not interleave its record with ours. NMIs are not covered.
+ * 29 instructions from the site's call to the return (i386: 30).
  */
+#include <earlytrace/abi.h>
+
 	.text
 	.globl __fentry__
 	.type __fentry__, @function
 	.p2align 4
 __fentry__:
-	pushfq
-	cli
+	pushfq					/* xadd, and, shl, sub set the flags */
 	pushq %rax
-	pushq %rcx
 	pushq %rdx
+	pushq %rcx
 	pushq %rsi
-	pushq %rdi
-	pushq %r8
-	pushq %r9
-	pushq %r10
-	pushq %r11
-	/* 10 quadwords pushed: the site's return address is at 80(%rsp), and
-	 * rsp is 16-byte aligned again (it was at the call into us, since the
-	 * traced function's entry rsp is 8 mod 16), as the C call needs. */
-	rdtsc
+	/* 5 quadwords pushed: the site's return address is at 40(%rsp). */
+	rdtsc					/* first: the call came before us */
 	shlq $32, %rdx
-	orq %rax, %rdx			/* arg 3: tsc */
-	movq 80(%rsp), %rdi
-	subq $5, %rdi			/* arg 1: ip = the site = function start */
-	movq 88(%rsp), %rsi		/* arg 2: parent_ip */
-	call et_fentry_record
-	popq %r11
-	popq %r10
-	popq %r9
-	popq %r8
-	popq %rdi
+	orq %rax, %rdx				/* rdx: the TSC */
+	movq et_fentry_ring(%rip), %rsi
+	movl $1, %eax
+	xaddq %rax, ET_RING_OFF_HEAD(%rsi)	/* rax: our record's index */
+	movl %eax, %ecx
+	andl ET_RING_OFF_SLOT_MASK(%rsi), %ecx
+	shlq $ET_RING_RECORD_SHIFT, %rcx	/* rcx: its slot, in bytes */
+	movq %rdx, ET_RING_HEADER_SIZE + 0(%rsi,%rcx)	/* tsc */
+	movq 40(%rsp), %rdx
+	subq $5, %rdx
+	movq %rdx, ET_RING_HEADER_SIZE + 8(%rsi,%rcx)	/* ip = the site = function start */
+	movq 48(%rsp), %rdx
+	movq %rdx, ET_RING_HEADER_SIZE + 16(%rsi,%rcx)	/* parent_ip */
+	movl $ET_RING_GUEST_KIND_FLAGS, ET_RING_HEADER_SIZE + 28(%rsi,%rcx)
+	movl %eax, ET_RING_HEADER_SIZE + 24(%rsi,%rcx)	/* cpu = index, last: complete */
 	popq %rsi
-	popq %rdx
 	popq %rcx
+	popq %rdx
 	popq %rax
 	popfq
 	ret

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Taking tracing over from the VMM: the handoff, then patching the guest's
- * own fentry sites to call __fentry__ (fentry_*.S), and the C half of that
- * handler, which records into the ring.
+ * Taking tracing over from the VMM: the handoff, then pointing __fentry__
+ * (fentry_*.S, which records into the ring by itself) at the ring and
+ * patching the guest's own fentry sites to call it.
  *
  * Sites come from __mcount_loc (-mrecord-mcount): the virtual address of
  * each function's first 5 bytes, built as the nop5 0f 1f 44 00 00
@@ -12,7 +12,7 @@
  * not lay out as we think) is counted as skipped and left alone.
  *
  * One CPU is assumed throughout: the state below is global and the ring
- * has one producer.
+ * is one CPU's (recordings on it may nest: abi.h).
  */
 #include <earlytrace/guestlib.h>
 
@@ -21,34 +21,25 @@
 
 static const uint8_t et_nop5[ET_SITE_LEN] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 
-/* The ring tracing records into; NULL when tracing is off. Set before
- * et_tracing is raised and cleared after it drops. */
+/* The ring tracing records into; NULL when tracing is off. */
 static struct et_ring *volatile et_ring_active;
 static volatile int et_tracing;
+
+/*
+ * Where __fentry__ records (fentry_*.S): the ring while tracing is on, else
+ * a one-slot ring nobody reads (slot_mask 0, all zeroes), so __fentry__
+ * needs no test of its own and a call that comes before tracing starts or
+ * after it stops (a site still patched for a moment) lands there. One
+ * pointer: a call nested anywhere in et_trace_start/stop sees one ring or
+ * the other, never half of each.
+ */
+static uint8_t et_ring_sink[sizeof(struct et_ring) + sizeof(struct et_ring_record)]
+	__attribute__((aligned(64)));
+struct et_ring *volatile et_fentry_ring = (struct et_ring *)et_ring_sink;
 
 ET_NOTRACE struct et_ring *et_trace_ring(void)
 {
 	return et_ring_active;
-}
-
-/*
- * Called by __fentry__ with interrupts off and every caller-saved register
- * already saved. ip is the site, that is the traced function's address.
- * Must stay free of fentry sites itself (no_instrument_function, and the
- * whole of guestlib is built without -pg), or it would recurse.
- */
-void et_fentry_record(uintptr_t ip, uintptr_t parent_ip, uint64_t tsc);
-
-ET_NOTRACE void et_fentry_record(uintptr_t ip, uintptr_t parent_ip, uint64_t tsc)
-{
-	struct et_ring *r = et_ring_active;
-
-	/* A site can run between patching and enabling, or between disabling
-	 * and restoring: drop those calls, they belong to no phase. */
-	if (!et_tracing || !r)
-		return;
-	/* cpu 0: guestlib keeps one ring for one CPU (see README.md). */
-	et_ring_record(r, tsc, ip, parent_ip, 0, ET_REC_CALL, ET_REC_SRC_GUEST);
 }
 
 static inline ET_NOTRACE unsigned long irq_save(void)
@@ -167,10 +158,13 @@ ET_NOTRACE int et_trace_start(void *buf, size_t bytes, uint64_t tsc_khz,
 	    (uint64_t)r->capacity * sizeof(struct et_ring_record) > bytes - sizeof(*r))
 		return ET_E_INVAL;
 
-	patch_all(1, info);
+	/* Recording first, then the sites: every call a patched site makes
+	 * is one tracing is on for. */
 	et_ring_active = r;
+	et_fentry_ring = r;
 	__asm__ volatile("" : : : "memory");
 	et_tracing = 1;
+	patch_all(1, info);
 	return 0;
 }
 
@@ -180,10 +174,17 @@ ET_NOTRACE int et_trace_stop(struct et_trace_info *info)
 
 	if (!info)
 		info = &local;
+	struct et_ring *r = et_ring_active;
+	uint64_t head;
+
 	if (!et_tracing)
 		return ET_E_STATE;
-	et_tracing = 0;
-	__asm__ volatile("" : : : "memory");
 	patch_all(0, info);
+	et_fentry_ring = (struct et_ring *)et_ring_sink;
+	__asm__ volatile("" : : : "memory");
+	et_tracing = 0;
+	/* The writer does not count what it overwrote (abi.h): say it now. */
+	head = r->head;
+	r->lost = head > r->capacity ? head - r->capacity : 0;
 	return 0;
 }

@@ -1,23 +1,30 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The guest's trace ring (struct et_ring in abi.h): one producer, lock-free,
- * overwrite-oldest, a power-of-two number of slots.
+ * The guest's trace ring (struct et_ring in abi.h): lock-free,
+ * overwrite-oldest, a power-of-two number of slots, one CPU's.
  *
- * Writer protocol, per record i (i = head before the call):
- *   1. write record i into slot i % capacity (when i >= capacity this
- *      overwrites record i - capacity);
- *   2. compiler barrier;
- *   3. if it overwrote one, lost += 1;
- *   4. head = i + 1 (the publication).
- * x86 keeps stores in program order (TSO), so the compiler barrier is the
- * only fence needed for a reader on another CPU, the VMM included.
+ * Writer protocol (__fentry__, fentry_*.S), per record:
+ *   1. i = head++ in one xadd: record i and slot i & slot_mask are ours,
+ *      whatever interrupt or NMI records meanwhile (it gets i + 1...);
+ *   2. tsc, ip, parent_ip, kind and flags;
+ *   3. cpu = (uint32_t)i, last.
+ * Until step 3 the slot's cpu names another index (the record a previous
+ * lap left there, or ~0 from et_ring_init), so a reader never takes a
+ * record being written, nor one a later lap is overwriting, for record i.
+ * On one CPU no fence is needed: a nested writer runs to its end before
+ * the writer it interrupted goes on, and the VMM reads with the vCPU
+ * stopped.
  *
- * Reader protocol: read head (h1), copy records max(0, h1 - capacity) ..
- * h1 - 1, read head again (h2). A copied record j is intact only if
- * j > h2 - capacity: slot j % capacity may have been rewritten, or be in
- * the middle of a rewrite, for any j <= h2 - capacity. `lost` never runs
- * ahead of head (it is stored first), so lost read after head is at least
- * as large as the head it went with.
+ * Reader protocol (et_ring_read): with h = head, records max(0, h -
+ * capacity) .. h - 1 are kept; record j of those is read if its slot's cpu
+ * is (uint32_t)j before and after copying it (a writer nested in the
+ * reader finishes before the reader goes on, so the second look catches a
+ * slot it rewrote). One case is not caught: a writer interrupted inside
+ * its recording while nested writers make `capacity` more records, whose
+ * last lands in its slot; the slot then mixes two records until the
+ * interrupted writer finishes, and a reader looking exactly then (the VMM
+ * stopping the run there) takes the mix. A ring far larger than what one
+ * interrupt records keeps that from happening.
  */
 #include <earlytrace/guestlib.h>
 
@@ -32,8 +39,8 @@ ET_NOTRACE int et_ring_init(struct et_ring *r, size_t bytes, uint64_t tsc_khz)
 	cap = (bytes - sizeof(*r)) / sizeof(struct et_ring_record);
 	if (cap > 0x80000000u)
 		cap = 0x80000000u;
-	/* A power of two, so a slot is head & (capacity - 1): a divide on
-	 * every call would be the costliest instruction on the path. */
+	/* A power of two, so a slot is head & slot_mask: a divide on every
+	 * call would be the costliest instruction on the path. */
 	while (cap & (cap - 1))
 		cap &= cap - 1;
 
@@ -48,7 +55,19 @@ ET_NOTRACE int et_ring_init(struct et_ring *r, size_t bytes, uint64_t tsc_khz)
 	r->lost = 0;
 	r->vmm_events = 0;
 	r->vmm_dropped = 0;
-	r->reserved = 0;
+	r->slot_mask = cap - 1;
+	/* Every slot empty: no record's index (a record ~0 would be the
+	 * 2^32-th), and the high halves a 32-bit writer leaves alone zero. */
+	for (size_t i = 0; i < cap; i++) {
+		struct et_ring_record *rec = &r->records[i];
+
+		rec->tsc = 0;
+		rec->ip = 0;
+		rec->parent_ip = 0;
+		rec->cpu = ~0u;
+		rec->kind = 0;
+		rec->flags = 0;
+	}
 	r->head = 0;
 	barrier();
 	r->magic = ET_RING_MAGIC;
@@ -56,22 +75,30 @@ ET_NOTRACE int et_ring_init(struct et_ring *r, size_t bytes, uint64_t tsc_khz)
 	return 0;
 }
 
-ET_NOTRACE void et_ring_record(struct et_ring *r, uint64_t tsc, uint64_t ip,
-			       uint64_t parent_ip, uint32_t cpu, uint16_t kind, uint16_t flags)
+ET_NOTRACE int et_ring_read(const struct et_ring *r, uint64_t i, struct et_ring_record *out)
 {
-	uint64_t i = r->head;
-	struct et_ring_record *rec = &r->records[(uint32_t)i & (r->capacity - 1)];
+	uint64_t head = r->head;
+	const volatile struct et_ring_record *rec;
+	int guest = i >= r->vmm_events;
 
-	/* Field by field, so gcc emits plain stores, never a memcpy call. */
-	rec->tsc = tsc;
-	rec->ip = ip;
-	rec->parent_ip = parent_ip;
-	rec->cpu = cpu;
-	rec->kind = kind;
-	rec->flags = flags;
+	if (i >= head || head - i > r->capacity || !r->capacity)
+		return 0; /* not written yet, or overwritten */
+	/* 32-bit arithmetic: i386 has no 64-bit division here, and the slot
+	 * only depends on the low bits (a power-of-two capacity). */
+	rec = &r->records[(uint32_t)i & (r->capacity - 1)];
+	if (guest && rec->cpu != (uint32_t)i)
+		return 0;
+	out->tsc = rec->tsc;
+	out->ip = rec->ip;
+	out->parent_ip = rec->parent_ip;
+	out->cpu = rec->cpu;
+	out->kind = rec->kind;
+	out->flags = rec->flags;
 	barrier();
-	if (i >= r->capacity)
-		r->lost = r->lost + 1;
-	barrier();
-	r->head = i + 1;
+	if (guest) {
+		if (rec->cpu != (uint32_t)i)
+			return 0;
+		out->cpu = 0; /* one CPU's ring */
+	}
+	return 1;
 }

@@ -2,62 +2,92 @@
 /*
  * i386 trampoline templates: the same contract as x86_64.S (read that
  * first), for 32-bit kernels. There is no eip-relative addressing, so the
- * code finds its batch header with call/pop. Records get 32-bit ip and
- * parent ip in the low halves; the VMM ignores the high halves of a 32-bit
- * kernel's records.
+ * batch's cursor is addressed absolutely too (AT_HEADER): the VMM fills in
+ * the region's virtual addresses, which a 32-bit kernel reaches wherever
+ * its traced code runs: after paging at its virtual addresses, and before
+ * paging only if it is linked at its physical ones (virtual = physical,
+ * as our i386 test kernel is; Linux runs no traced code before paging).
+ * Records get 32-bit ip and parent ip in the low halves; the VMM ignores
+ * the high halves of a 32-bit kernel's records.
  *
  * On entry [esp] = site + 5 and [esp + 4] = parent ip.
  */
 #include <earlytrace/abi.h>
 
+	.section .rodata.earlytrace_tramp32_end_relocs, "a"
+	.balign 4
+	.globl	et_tramp32_end_relocs
+et_tramp32_end_relocs:
+	.section .rodata.earlytrace_tramp32_header_relocs, "a"
+	.balign 4
+	.globl	et_tramp32_header_relocs
+et_tramp32_header_relocs:
+
 	.section .rodata.earlytrace_trampolines, "a"
 	.code32
 
-#define FRAME 20 /* flags and four registers */
+#define FRAME 16 /* flags and three registers */
 
-/* Records one event into the batch at %esi, or jumps to `full`; see
- * x86_64.S. */
-.macro RECORD extra, full
-	mov	ET_TB_OFF_COUNT(%esi), %ecx
-	cmp	ET_TB_OFF_CAPACITY(%esi), %ecx
-	jae	\full
-	shl	$ET_TB_RECORD_SHIFT, %ecx
-	rdtsc
-	mov	%eax, records32-batch32+0(%esi,%ecx)
-	mov	%edx, records32-batch32+4(%esi,%ecx)
-	mov	FRAME+\extra(%esp), %eax	/* site + 5 */
-	mov	%eax, records32-batch32+8(%esi,%ecx)
-	mov	FRAME+\extra+4(%esp), %eax	/* parent ip */
-	mov	%eax, records32-batch32+16(%esi,%ecx)
-	incl	ET_TB_OFF_COUNT(%esi)
+/* Displacements the VMM adds the records' end to; see x86_64.S. */
+.macro AT_END insn:vararg
+	\insn
+.Lend\@:
+	.pushsection .rodata.earlytrace_tramp32_end_relocs, "a"
+	.long	.Lend\@ - 4 - et_tramp32_start
+	.popsection
 .endm
 
-.macro DRAIN again
-	mov	$ET_PORT_TRAMP_DRAIN, %edx
-	outb	%al, %dx
-	jmp	\again
+/* A displacement (an offset into the template) the VMM adds the
+ * template's virtual address to. */
+.macro AT_HEADER insn:vararg
+	\insn
+.Lhdr\@:
+	.pushsection .rodata.earlytrace_tramp32_header_relocs, "a"
+	.long	.Lhdr\@ - 4 - et_tramp32_start
+	.popsection
 .endm
 
-/* Saves what the record path clobbers and points %esi at the batch header,
- * position-independently (call/pop: there is no eip-relative addressing). */
 .macro SAVE
 	pushfl
-	cli
 	push	%eax
-	push	%ecx
 	push	%edx
-	push	%esi
-	call	4f
-4:	pop	%esi
-	sub	$(4b - batch32), %esi
+	push	%ecx
 .endm
 
 .macro RESTORE
-	pop	%esi
-	pop	%edx
 	pop	%ecx
+	pop	%edx
 	pop	%eax
 	popfl
+.endm
+
+.macro RECORD extra, full
+	rdtsc
+	mov	$ET_TB_RECORD_BYTES, %ecx
+	AT_HEADER xadd %ecx, batch32 - et_tramp32_start + ET_TB_OFF_CURSOR
+	jg	\full
+	AT_END	{disp32} mov %eax, 0(%ecx)		/* tsc */
+	AT_END	{disp32} mov %edx, 4(%ecx)
+	mov	FRAME + \extra + 4(%esp), %eax	/* parent ip */
+	AT_END	{disp32} mov %eax, 16(%ecx)
+	mov	FRAME + \extra(%esp), %eax	/* site + 5 */
+	AT_END	{disp32} mov %eax, 8(%ecx)	/* ip, last: the record is complete */
+.endm
+
+.macro FULL extra
+	push	%ebx
+	push	%esi
+	push	%edi
+	mov	FRAME + 12 + \extra(%esp), %esi		/* site + 5 */
+	mov	FRAME + 12 + \extra + 4(%esp), %edi	/* parent ip */
+	mov	%eax, %ecx				/* tsc, low */
+	mov	%edx, %ebx				/* tsc, high */
+	mov	$ET_TB_DRAIN_RECORD, %eax
+	mov	$ET_PORT_TRAMP_DRAIN, %edx
+	outb	%al, %dx
+	pop	%edi
+	pop	%esi
+	pop	%ebx
 .endm
 
 	.balign 4096
@@ -67,27 +97,32 @@ et_tramp32_start:
 	.globl	et_tramp32_record
 et_tramp32_record:
 	SAVE
-1:	RECORD	0, 2f
-	RESTORE
+	RECORD	0, 2f
+1:	RESTORE
 	ret
-2:	DRAIN	1b
+2:	FULL	0
+	jmp	1b
 
 /* [esp] = the slot's original bytes, [esp + 4] = site + 5, [esp + 8] =
  * parent ip; see et_tramp64_oneshot. */
 	.globl	et_tramp32_oneshot
 et_tramp32_oneshot:
 	SAVE
-1:	RECORD	4, 2f
-	mov	FRAME(%esp), %ecx
-	mov	FRAME+4(%esp), %edx
-	mov	(%ecx), %eax
-	mov	%eax, -5(%edx)
+	RECORD	4, 2f
+1:	mov	FRAME(%esp), %ecx
+	mov	FRAME + 4(%esp), %edx
+	movw	$0x03eb, -5(%edx)
+	movzwl	2(%ecx), %eax
+	mov	%ax, -3(%edx)
 	movzbl	4(%ecx), %eax
 	mov	%al, -1(%edx)
+	movzwl	(%ecx), %eax
+	mov	%ax, -5(%edx)
 	RESTORE
 	lea	4(%esp), %esp
 	ret
-2:	DRAIN	1b
+2:	FULL	4
+	jmp	1b
 
 /*
  * The batch lives on its own page after the code: a store to a page the
@@ -102,6 +137,12 @@ et_tramp32_header:
 	.skip	ET_TB_HEADER_SIZE
 	.globl	et_tramp32_end
 et_tramp32_end:
-records32:
+
+	.section .rodata.earlytrace_tramp32_end_relocs, "a"
+	.globl	et_tramp32_end_relocs_end
+et_tramp32_end_relocs_end:
+	.section .rodata.earlytrace_tramp32_header_relocs, "a"
+	.globl	et_tramp32_header_relocs_end
+et_tramp32_header_relocs_end:
 
 	.section .note.GNU-stack, "", @progbits

@@ -37,6 +37,16 @@ int trampolines_plan(struct trampolines *tr, const struct tramp_region *region,
 		tr->capacity = max_records;
 	tr->nr_slots = nr_slots;
 	tr->slots_paddr = (records + tr->capacity * RECORD_BYTES + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+	tr->end_vaddr = records + tr->capacity * RECORD_BYTES + tr->virt_offset;
+	/* The code addresses records as a 32-bit displacement from their end
+	 * (templates.h): sign-extended on x86-64, so the end must lie in the
+	 * top or bottom 2 GiB (as any kernel built with -mcmodel=kernel or
+	 * small does); 32-bit addresses always fit. */
+	if (tr->tpl->word_bytes == 8 && ((int64_t)tr->end_vaddr < INT32_MIN ||
+					 (int64_t)tr->end_vaddr > INT32_MAX - (int64_t)RECORD_BYTES))
+		return et_error("%s is at 0x%" PRIx64 ", outside the top and bottom 2 GiB of the "
+				"address space, where the trampolines' 32-bit displacements reach",
+				region->desc, region->vaddr);
 	return 0;
 }
 
@@ -44,6 +54,18 @@ struct et_tramp_batch *trampolines_batch_header(const struct trampolines *tr,
 						const struct guest_mem *gm)
 {
 	return guest_mem_ptr(gm, tr->base + tr->tpl->header, sizeof(struct et_tramp_batch));
+}
+
+/* Adds `value` to the 32-bit little-endian displacements at `relocs`. */
+static void relocate(uint8_t *code, const uint32_t *relocs, size_t nr, uint64_t value)
+{
+	for (size_t i = 0; i < nr; i++) {
+		uint32_t disp;
+
+		memcpy(&disp, code + relocs[i], sizeof(disp));
+		disp += (uint32_t)value;
+		memcpy(code + relocs[i], &disp, sizeof(disp));
+	}
 }
 
 static bool all_same(const uint8_t *p, uint64_t len)
@@ -55,9 +77,9 @@ int trampolines_install(struct trampolines *tr, const struct guest_mem *gm)
 {
 	uint8_t *region = guest_mem_ptr(gm, tr->region.paddr, tr->region.size);
 	uint8_t *code = guest_mem_ptr(gm, tr->base, tr->tpl->size);
-	struct et_tramp_batch *b;
+	uint8_t *records = guest_mem_ptr(gm, tr->base + tr->tpl->size, tr->capacity * RECORD_BYTES);
 
-	if (!region || !code)
+	if (!region || !code || !records)
 		return et_error("%s lies outside guest RAM", tr->region.desc);
 	/* A region found in a gap holds only fill bytes (tramp_region.c): one
 	 * byte restores it, where a copy would hold megabytes for the run. */
@@ -69,14 +91,14 @@ int trampolines_install(struct trampolines *tr, const struct guest_mem *gm)
 		memcpy(tr->saved, region, tr->region.size);
 	}
 	memcpy(code, tr->tpl->bytes, tr->tpl->size);
-	b = trampolines_batch_header(tr, gm);
-	*b = (struct et_tramp_batch){
-		.magic = ET_TB_MAGIC,
-		.abi_version = ET_ABI_VERSION,
-		.records = tr->tpl->size - tr->tpl->header,
-		.capacity = tr->capacity,
-	};
+	relocate(code, tr->tpl->end_relocs, tr->tpl->nr_end_relocs, tr->end_vaddr);
+	relocate(code, tr->tpl->base_relocs, tr->tpl->nr_base_relocs, tr->base + tr->virt_offset);
+	/* A record is complete once its ip is not 0 (abi.h): every slot
+	 * starts empty, whatever fill the region had. */
+	memset(records, 0, tr->capacity * RECORD_BYTES);
 	tr->installed = true;
+	tr->nr_pending = 0;
+	trampolines_batch_reset(tr, gm, tr->capacity);
 	return 0;
 }
 

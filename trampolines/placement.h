@@ -40,6 +40,10 @@ extern "C" {
 
 #define TRAMP_SLOT_BYTES 10 /* call rel32 + 5 original bytes */
 #define TRAMP_MIN_RECORDS 64
+/* Records reserved but not yet complete that a drain keeps track of: one
+ * per recording an interrupt (or an interrupt's interrupt) is nested in.
+ * More than this and the batch is one the guest scribbled on. */
+#define TRAMP_MAX_PENDING 16
 
 struct trampolines {
 	const struct tramp_template *tpl;
@@ -51,9 +55,15 @@ struct trampolines {
 	size_t nr_slots, slots_used;
 	uint8_t *saved;		  /* the region's bytes before install, or NULL... */
 	int saved_fill;		  /* ...when all were this byte (-1: not so) */
+	uint64_t end_vaddr;	  /* the record array's end, as the code addresses it */
 	bool installed;
 	uint64_t drains;	  /* batches drained (full, and forced) */
 	uint64_t full_drains;	  /* of which the guest asked for: one exit each */
+	/* The drain's own copy of the batch state (trampolines/batch.c): the
+	 * guest can write the header, so it is never read back. */
+	int64_t start;		  /* the cursor after the last reset */
+	int64_t pending[TRAMP_MAX_PENDING]; /* reserved, not yet complete */
+	unsigned nr_pending;
 };
 
 /*
@@ -83,17 +93,27 @@ int trampolines_take_slot(struct trampolines *tr, const struct guest_mem *gm,
 struct et_tramp_batch *trampolines_batch_header(const struct trampolines *tr,
 						const struct guest_mem *gm);
 
+/* Called for each record a drain takes, oldest reservation first. */
+typedef void (*tramp_record_fn)(void *ctx, const struct et_ring_record *rec);
+
 /*
- * The batch's filled records, or NULL and *n = 0 when the header is not
- * what we wrote (*corrupt set then). Read them, then call
+ * Takes every complete record out of the batch (fn gets each) and frees
+ * its slot; records reserved but not yet complete stay reserved. Returns
+ * how many records fn got, or -1 when the header is not what we wrote or
+ * the cursor is one no trampoline could have left (nothing is read then:
+ * the records are lost; the batch is emptied). Then call
  * trampolines_batch_reset().
  */
-const struct et_ring_record *trampolines_batch(struct trampolines *tr,
-					       const struct guest_mem *gm, uint64_t *n,
-					       bool *corrupt);
+int64_t trampolines_batch_take(struct trampolines *tr, const struct guest_mem *gm,
+			       tramp_record_fn fn, void *ctx);
 
-/* Empties the batch and lets it hold `capacity` records (at most what
- * fits) before the next drain. */
+/* Whether a take would find anything: records, reserved ones, or a
+ * header the guest changed. */
+bool trampolines_batch_dirty(const struct trampolines *tr, const struct guest_mem *gm);
+
+/* Rewrites the header and lets the batch take up to `capacity` records
+ * (at most what fits, fewer while reserved records block its end) before
+ * the next full-batch exit. */
 void trampolines_batch_reset(struct trampolines *tr, const struct guest_mem *gm,
 			     uint64_t capacity);
 

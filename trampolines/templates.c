@@ -4,8 +4,11 @@
 /* Symbols of the assembled templates (in the VMM's read-only data). */
 extern const uint8_t et_tramp64_start[], et_tramp64_record[], et_tramp64_oneshot[],
 	et_tramp64_header[], et_tramp64_end[];
+extern const uint32_t et_tramp64_end_relocs[], et_tramp64_end_relocs_end[];
 extern const uint8_t et_tramp32_start[], et_tramp32_record[], et_tramp32_oneshot[],
 	et_tramp32_header[], et_tramp32_end[];
+extern const uint32_t et_tramp32_end_relocs[], et_tramp32_end_relocs_end[],
+	et_tramp32_header_relocs[], et_tramp32_header_relocs_end[];
 
 const struct tramp_template *tramp_template_for(unsigned elf_class)
 {
@@ -20,6 +23,8 @@ const struct tramp_template *tramp_template_for(unsigned elf_class)
 			.record_entry = (size_t)(et_tramp64_record - et_tramp64_start),
 			.oneshot_entry = (size_t)(et_tramp64_oneshot - et_tramp64_start),
 			.word_bytes = 8,
+			.end_relocs = et_tramp64_end_relocs,
+			.nr_end_relocs = (size_t)(et_tramp64_end_relocs_end - et_tramp64_end_relocs),
 		};
 		return &t64;
 	}
@@ -32,6 +37,11 @@ const struct tramp_template *tramp_template_for(unsigned elf_class)
 			.record_entry = (size_t)(et_tramp32_record - et_tramp32_start),
 			.oneshot_entry = (size_t)(et_tramp32_oneshot - et_tramp32_start),
 			.word_bytes = 4,
+			.end_relocs = et_tramp32_end_relocs,
+			.nr_end_relocs = (size_t)(et_tramp32_end_relocs_end - et_tramp32_end_relocs),
+			.base_relocs = et_tramp32_header_relocs,
+			.nr_base_relocs =
+				(size_t)(et_tramp32_header_relocs_end - et_tramp32_header_relocs),
 		};
 		return &t32;
 	}

@@ -4,7 +4,9 @@
  * blobs to copy into guest memory, with their entry points as offsets.
  * Every blob is page-aligned code followed, on its own page, by room for
  * a struct et_tramp_batch; it ends where the batch's record array must
- * start.
+ * start. The code addresses the records (and on i386 the header) by
+ * absolute 32-bit displacements: the relocation lists say where they are
+ * and what the VMM adds to them when it copies the blob in.
  */
 #ifndef TRAMPOLINES_TEMPLATES_H
 #define TRAMPOLINES_TEMPLATES_H
@@ -24,6 +26,13 @@ struct tramp_template {
 	size_t record_entry;   /* offset of the plain record trampoline */
 	size_t oneshot_entry;  /* offset of the oneshot trampoline */
 	unsigned word_bytes;   /* 8 or 4: how wide ip and parent ip are */
+	/* Offsets of 32-bit displacements that get the records' end added
+	 * (its virtual address), and those that get the blob's own virtual
+	 * address added (they hold an offset into the blob). */
+	const uint32_t *end_relocs;
+	size_t nr_end_relocs;
+	const uint32_t *base_relocs;
+	size_t nr_base_relocs;
 };
 
 /* The template for an ELF class (64 or 32), or NULL. */

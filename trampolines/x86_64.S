@@ -3,76 +3,110 @@
  * x86-64 trampoline templates. The VMM copies the bytes between
  * et_tramp64_start and et_tramp64_end into guest memory (the code, then on
  * the next page the 64-byte batch header; see trampolines/placement.c),
- * puts the records after them, and turns every
- * selected fentry site into `call et_tramp64_record`. The code is
- * position-independent: it finds the header rip-relatively, so the same
- * bytes work wherever they run. This file is assembled into the VMM as
- * data; it never runs on the host.
+ * puts the records after them, fills in the records' end address (see
+ * AT_END), and turns every selected fentry site into `call
+ * et_tramp64_record`. This file is assembled into the VMM as data; it never
+ * runs on the host.
  *
  * A site is the first instruction of a function, so on entry
  *	[rsp]     = the site's address + 5 (the call's return address)
  *	[rsp + 8] = the traced function's return address (parent ip)
  * and, as for any fentry call, every register holds the traced function's
- * arguments: the trampoline preserves them all, and the flags. It runs
- * with interrupts off (pushfq/cli ... popfq) so that a traced interrupt
- * handler cannot take the same batch slot. No red zone is touched below
- * the traced function's stack pointer that a kernel built for fentry
- * (-mno-red-zone) does not already give its __fentry__ call.
+ * arguments: the trampoline preserves them all, and the flags. No red zone
+ * is touched below the traced function's stack pointer that a kernel built
+ * for fentry (-mno-red-zone) does not already give its __fentry__ call.
  *
- * Recording path (batch not full): 26 instructions from the site's call
- * to the return (i386: 28), counted by tests/unit/test_trampolines.cc.
+ * Interrupts stay on: a record is reserved with one xadd on the batch's
+ * cursor, so an interrupt or NMI whose handler makes a traced call while
+ * we record gets the next slot, and ours is complete only once its ip is
+ * written, last (struct et_tramp_batch in abi.h has the protocol, and
+ * docs/trampolines.md why each instruction is there).
+ *
+ * Recording path (batch not full): 20 instructions from the site's call
+ * to the return (i386: 20), counted by tests/unit/test_trampolines.cc.
  */
 #include <earlytrace/abi.h>
+
+/* Offsets (from et_tramp64_start) of 32-bit displacements to which the
+ * VMM adds the records' end, a virtual address it knows only when it
+ * places the batch (trampolines/templates.h). */
+	.section .rodata.earlytrace_tramp64_end_relocs, "a"
+	.balign 4
+	.globl	et_tramp64_end_relocs
+et_tramp64_end_relocs:
 
 	.section .rodata.earlytrace_trampolines, "a"
 	.code64
 
-/* Saves what the record path clobbers; with the call and the frame
- * below, [rsp + FRAME] is the site's return address. */
-#define FRAME 40
+/* What the recording path clobbers: with the call and these pushed,
+ * [rsp + FRAME] is the site's return address. */
+#define FRAME 32
 
-/* Records one event into the batch at %rsi, or jumps to `full`. `extra`
- * is how many bytes sit between the saved registers and the site's return
- * address. The records follow the header (see `records` below), so a
- * record is addressed from the header without loading the offset. */
-.macro RECORD extra, full
-	mov	ET_TB_OFF_COUNT(%rsi), %rcx
-	cmp	ET_TB_OFF_CAPACITY(%rsi), %rcx
-	jae	\full
-	shl	$ET_TB_RECORD_SHIFT, %rcx
-	rdtsc
-	mov	%eax, records-batch+0(%rsi,%rcx)
-	mov	%edx, records-batch+4(%rsi,%rcx)
-	mov	FRAME+\extra(%rsp), %rax	/* site + 5 */
-	mov	%rax, records-batch+8(%rsi,%rcx)
-	mov	FRAME+\extra+8(%rsp), %rax	/* parent ip */
-	mov	%rax, records-batch+16(%rsi,%rcx)
-	incq	ET_TB_OFF_COUNT(%rsi)
-.endm
-
-/* The batch is full: one exit, the VMM drains it and sets count to 0. */
-.macro DRAIN again
-	mov	$ET_PORT_TRAMP_DRAIN, %edx
-	outb	%al, %dx
-	jmp	\again
+/* An instruction whose last 4 bytes are a displacement from the records'
+ * end: the VMM adds the end's virtual address. Absolute: the region lies
+ * in the top or bottom 2 GiB (placement.c checks), and every traced call
+ * runs where the kernel's virtual addresses are mapped (64-bit code always
+ * runs with paging on). */
+.macro AT_END insn:vararg
+	\insn
+.Lend\@:
+	.pushsection .rodata.earlytrace_tramp64_end_relocs, "a"
+	.long	.Lend\@ - 4 - et_tramp64_start
+	.popsection
 .endm
 
 .macro SAVE
-	pushfq
-	cli
-	push	%rax
-	push	%rcx
-	push	%rdx
-	push	%rsi
-	lea	batch(%rip), %rsi
+	pushfq				/* xadd sets the flags */
+	push	%rax			/* rdtsc */
+	push	%rdx			/* rdtsc */
+	push	%rcx			/* the record's offset */
 .endm
 
 .macro RESTORE
-	pop	%rsi
-	pop	%rdx
 	pop	%rcx
+	pop	%rdx
 	pop	%rax
 	popfq
+.endm
+
+/*
+ * Reserves a record and fills it, or jumps to `full`. `extra` is how many
+ * bytes sit between the saved registers and the site's return address.
+ * The TSC is read first: the call happened before anything we do.
+ */
+.macro RECORD extra, full
+	rdtsc
+	mov	$ET_TB_RECORD_BYTES, %ecx
+	xadd	%rcx, batch + ET_TB_OFF_CURSOR(%rip)	/* rcx: our record, from the end */
+	jg	\full				/* the cursor passed the end: no room */
+	AT_END	{disp32} mov %eax, 0(%rcx)		/* tsc */
+	AT_END	{disp32} mov %edx, 4(%rcx)
+	mov	FRAME + \extra + 8(%rsp), %rax	/* parent ip */
+	AT_END	{disp32} mov %rax, 16(%rcx)
+	mov	FRAME + \extra(%rsp), %rax	/* site + 5 */
+	AT_END	{disp32} mov %rax, 8(%rcx)	/* ip, last: the record is complete */
+.endm
+
+/*
+ * The batch is full: one exit. The VMM takes the batch's records and
+ * records this call itself from the registers (ET_TB_DRAIN_RECORD), so the
+ * call needs no slot: a record reserved under us by an interrupted
+ * recording may keep the batch from emptying (abi.h).
+ */
+.macro FULL extra
+	push	%rbx
+	push	%rsi
+	push	%rdi
+	mov	FRAME + 24 + \extra(%rsp), %rsi		/* site + 5 */
+	mov	FRAME + 24 + \extra + 8(%rsp), %rdi	/* parent ip */
+	mov	%eax, %ecx				/* tsc, low */
+	mov	%edx, %ebx				/* tsc, high */
+	mov	$ET_TB_DRAIN_RECORD, %eax
+	mov	$ET_PORT_TRAMP_DRAIN, %edx
+	outb	%al, %dx
+	pop	%rdi
+	pop	%rsi
+	pop	%rbx
 .endm
 
 	.balign 4096
@@ -83,10 +117,11 @@ et_tramp64_start:
 	.globl	et_tramp64_record
 et_tramp64_record:
 	SAVE
-1:	RECORD	0, 2f
-	RESTORE
+	RECORD	0, 2f
+1:	RESTORE
 	ret
-2:	DRAIN	1b
+2:	FULL	0
+	jmp	1b
 
 /*
  * --oneshot: a site calls its own slot, `call et_tramp64_oneshot`
@@ -95,22 +130,28 @@ et_tramp64_record:
  *	[rsp + 16] = parent ip.
  * Records the call, puts the original bytes back over the site (the guest
  * runs its own code from the next call on, without an exit), and returns
- * past the site.
+ * past the site. Each store leaves a whole instruction at the site, so a
+ * call nested in an interrupt finds either our call, a jump over the site,
+ * or the site's own bytes.
  */
 	.globl	et_tramp64_oneshot
 et_tramp64_oneshot:
 	SAVE
-1:	RECORD	8, 2f
-	mov	FRAME(%rsp), %rcx		/* the original bytes */
-	mov	FRAME+8(%rsp), %rdx		/* site + 5 */
-	mov	(%rcx), %eax
-	mov	%eax, -5(%rdx)
+	RECORD	8, 2f
+1:	mov	FRAME(%rsp), %rcx		/* the original bytes */
+	mov	FRAME + 8(%rsp), %rdx		/* site + 5 */
+	movw	$0x03eb, -5(%rdx)		/* jmp .+5: the site skips itself */
+	movzwl	2(%rcx), %eax
+	mov	%ax, -3(%rdx)
 	movzbl	4(%rcx), %eax
 	mov	%al, -1(%rdx)
+	movzwl	(%rcx), %eax
+	mov	%ax, -5(%rdx)			/* the original instruction, whole */
 	RESTORE
 	lea	8(%rsp), %rsp			/* drop the slot's return address */
 	ret
-2:	DRAIN	1b
+2:	FULL	8
+	jmp	1b
 
 /* The record array starts here; the VMM sizes it. */
 /*
@@ -126,6 +167,9 @@ et_tramp64_header:
 	.skip	ET_TB_HEADER_SIZE
 	.globl	et_tramp64_end
 et_tramp64_end:
-records:
+
+	.section .rodata.earlytrace_tramp64_end_relocs, "a"
+	.globl	et_tramp64_end_relocs_end
+et_tramp64_end_relocs_end:
 
 	.section .note.GNU-stack, "", @progbits

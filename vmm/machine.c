@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "arch/x86/pc_ports.h"
+#include "arch/x86/reset_vector.h"
 #include "earlytrace/abi.h"
 #include "vmm/boot/boot.h"
 #include "vmm/boot/cmdline.h"
@@ -102,9 +103,10 @@ static int attach_devices(struct machine *m)
 	struct vm *vm = &m->vm;
 
 	serial8250_init(&m->com1, STDOUT_FILENO, com1_irq, vm);
-	i8042_init(&m->kbc, vm_request_stop, vm);
-	m->debug_exit = (struct debug_exit){ .stop = vm_request_stop, .vm = vm };
-	m->acpi_sleep = (struct acpi_sleep){ .stop = vm_request_stop, .vm = vm };
+	i8042_init(&m->kbc, vm_request_stop_detail, vm);
+	m->debug_exit = (struct debug_exit){ .stop = vm_request_stop_detail, .vm = vm };
+	m->acpi_sleep = (struct acpi_sleep){ .stop = vm_request_stop_detail, .vm = vm };
+	m->reset_control = (struct reset_control){ .stop = vm_request_stop_detail, .vm = vm };
 
 	if (iobus_register(&vm->bus, IOBUS_PIO, PC_PORT_COM1, SERIAL8250_NR_REGS,
 			   serial8250_io, &m->com1, "com1") ||
@@ -115,7 +117,9 @@ static int attach_devices(struct machine *m)
 	    iobus_register(&vm->bus, IOBUS_PIO, ET_PORT_DEBUG_EXIT, 4, debug_exit_io,
 			   &m->debug_exit, "debug-exit") ||
 	    iobus_register(&vm->bus, IOBUS_PIO, PC_PORT_ACPI_SLEEP_CONTROL, 2, acpi_sleep_io,
-			   &m->acpi_sleep, "acpi-sleep"))
+			   &m->acpi_sleep, "acpi-sleep") ||
+	    iobus_register(&vm->bus, IOBUS_PIO, PC_PORT_RESET_CONTROL, 1, reset_control_io,
+			   &m->reset_control, "reset-control"))
 		return -1;
 	return 0;
 }
@@ -174,7 +178,7 @@ static int load_guest(struct machine *m, const struct run_options *o,
 				     &boot.initrd_paddr, &boot.initrd_size))
 		return -1;
 	boot.acpi_rsdp = acpi_write_tables(&m->vm.mem);
-	if (!boot.acpi_rsdp)
+	if (!boot.acpi_rsdp || reset_vector_install(&m->vm.mem))
 		return -1;
 	if (vcpu_get_sregs(&m->vcpu, &sregs))
 		return et_error_errno("KVM_GET_SREGS failed");
@@ -187,19 +191,6 @@ static int load_guest(struct machine *m, const struct run_options *o,
 	return ret ? ret : vcpu_set_boot_state(&m->vcpu, &regs, &sregs);
 }
 
-/* panic() was entered: note it once and disarm; the guest goes on to print
- * its message and reboot or hang as it was told. */
-static void on_panic(void *ctx, struct vcpu *vcpu, unsigned slot)
-{
-	struct machine *m = ctx;
-
-	m->guest_panicked = true;
-	if (m->panic_hook)
-		m->panic_hook(m->panic_hook_ctx, vcpu);
-	if (guest_debug_set_hw(vcpu, slot, 0, NULL, NULL))
-		vm_request_stop(&m->vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
-}
-
 /*
  * Symbols name code in crash reports and locate panic(). A kernel without
  * any symbol source still runs; a --symbols file that does not match it
@@ -207,8 +198,6 @@ static void on_panic(void *ctx, struct vcpu *vcpu, unsigned slot)
  */
 static int load_symbols(struct machine *m, const struct run_options *o)
 {
-	uint64_t panic_addr;
-
 	if (symbols_load(&m->symbols, &m->kernel, o->symbols)) {
 		if (o->symbols)
 			return -1;
@@ -216,21 +205,34 @@ static int load_symbols(struct machine *m, const struct run_options *o)
 		memset(&m->symbols, 0, sizeof(m->symbols));
 		return 0;
 	}
-	if (symbols_addr(&m->symbols, "panic", &panic_addr) == 0)
-		return guest_debug_set_hw(&m->vcpu, MACHINE_HW_BP_PANIC, panic_addr, on_panic, m);
-	return 0;
+	return panic_watch_start(m);
+}
+
+/* After a panic, however the run ended: what the user sees. */
+static void report_panic(struct machine *m)
+{
+	char how[160], msg[PANIC_MESSAGE_MAX + 4] = "";
+
+	if (m->panic.message[0])
+		snprintf(msg, sizeof(msg), ": \"%s\"", m->panic.message);
+	if (vm_stop_reason(&m->vm) == VM_STOP_GUEST_PANIC)
+		et_warn("the guest kernel panicked%s; the run ends after its panic output "
+			"(--on-panic exit)", msg);
+	else
+		et_warn("the guest kernel panicked%s; then %s", msg,
+			vm_stop_describe(&m->vm, how, sizeof(how)));
 }
 
 static int exit_status_for(struct machine *m, double timeout_s)
 {
 	enum vm_stop_reason reason = vm_stop_reason(&m->vm);
 	int status = vm_stop_status(&m->vm);
+	char how[96];
 
 	/* A panic is the root cause however the guest ended after it
-	 * (panic=-1 reboots, panic=0 hangs until --timeout). */
-	if (m->guest_panicked) {
-		et_warn("the guest kernel panicked (%s after it)",
-			vm_stop_reason_name(reason));
+	 * (panic=-1 reboots, panic=0 waits until --timeout). */
+	if (m->panic.panicked) {
+		report_panic(m);
 		return EXIT_STATUS_GUEST_PANIC;
 	}
 
@@ -245,6 +247,10 @@ static int exit_status_for(struct machine *m, double timeout_s)
 		break;
 	case VM_STOP_HALTED:
 		et_warn("guest halted with nothing to wake it");
+		break;
+	case VM_STOP_RESET:
+	case VM_STOP_POWER_OFF:
+		et_warn("%s", vm_stop_describe(&m->vm, how, sizeof(how)));
 		break;
 	default:
 		break;
@@ -293,6 +299,10 @@ int machine_run(struct machine *m)
 		bool ok = vcpu_run(&m->vcpu) == 0;
 
 		console_stop(&m->console);
+		/* The reset vector's code resets through the reset control
+		 * register: name the path the kernel took. */
+		if (vm_stop_reason(&m->vm) == VM_STOP_RESET && reset_vector_is_running(&m->vcpu))
+			vm_set_stop_detail(&m->vm, "BIOS reset vector");
 		if (ok)
 			status = exit_status_for(m, m->opts->timeout_s);
 		else

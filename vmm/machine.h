@@ -16,8 +16,10 @@
 #include "vmm/hw/acpi_sleep.h"
 #include "vmm/hw/debug_exit.h"
 #include "vmm/hw/i8042.h"
+#include "vmm/hw/reset_control.h"
 #include "vmm/hw/serial8250.h"
 #include "vmm/loader/kernel_image.h"
+#include "vmm/panic_watch.h"
 #include "vmm/symbols/symbols.h"
 #include "vmm/kvm/vcpu.h"
 #include "vmm/kvm/vm.h"
@@ -29,14 +31,16 @@ struct machine {
 	struct i8042 kbc;
 	struct debug_exit debug_exit;
 	struct acpi_sleep acpi_sleep;
+	struct reset_control reset_control;
 	struct console console;
 	struct kernel_image kernel;
 	struct symbols symbols; /* empty when the kernel has none */
 	const struct run_options *opts;
 	const struct cpu_model *model;
-	bool guest_panicked; /* the guest entered panic() */
-	/* Told when the guest enters panic(), at the breakpoint (the tracer's
-	 * flight recorder); NULL when nobody asked. */
+	struct panic_watch panic; /* whether the guest panicked, and why */
+	/* Told when the guest enters panic(), at the breakpoint, once the
+	 * message is read (the tracer's flight recorder); NULL when nobody
+	 * asked. */
 	void (*panic_hook)(void *ctx, struct vcpu *vcpu);
 	void *panic_hook_ctx;
 	pthread_t run_thread;	/* the thread in machine_run(), for machine_kick() */
@@ -52,9 +56,10 @@ struct machine {
 
 /* Hardware breakpoint slots (struct guest_debug) by owner. */
 enum {
-	MACHINE_HW_BP_PANIC = 0, /* panic(), to report a guest panic */
+	MACHINE_HW_BP_PANIC = 0, /* panic(), then the end of its output (panic_watch) */
 	MACHINE_HW_BP_HANDOFF,	 /* the tracer's handoff symbol (ftrace_init) */
 	MACHINE_HW_BP_UNTIL,	 /* the tracer's --until symbol */
+	MACHINE_HW_BP_PANIC_END, /* the end of panic()'s output (panic_watch) */
 };
 
 /* Loads the kernel, builds the VM and puts the guest at its entry point

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #include "arch/x86/exit.h"
 
+#include "arch/x86/cpu_mode.h"
 #include "arch/x86/emulation_fallback.h"
+#include "arch/x86/insn.h"
+#include "arch/x86/page_walk.h"
 #include "vmm/kvm/msr_trap.h"
 
 /* An MSR the VMM asked to see (--trace-msr): done as KVM would have. */
@@ -42,4 +45,27 @@ enum exit_verdict arch_handle_exit(struct vcpu *vcpu, const char **why)
 	default:
 		return EXIT_UNKNOWN;
 	}
+}
+
+/* The code byte at linear address `va`, or -1 when it cannot be read. */
+static int code_byte(struct vcpu *vcpu, const struct x86_paging *pg, uint64_t va)
+{
+	uint8_t b;
+
+	return x86_read_virt(&vcpu->vm->mem, pg, va, &b, 1) ? -1 : b;
+}
+
+bool arch_shutdown_is_reset(struct vcpu *vcpu)
+{
+	struct kvm_regs r;
+	struct kvm_sregs s;
+	struct x86_paging pg;
+	uint64_t rip;
+
+	if (vcpu_get_regs(vcpu, &r, &s) < 0 || s.idt.limit != 0)
+		return false;
+	pg = x86_paging_from_sregs(&s);
+	rip = x86_linear(&s, s.cs.base, r.rip);
+	return code_byte(vcpu, &pg, rip) == X86_OPCODE_INT3 ||
+	       code_byte(vcpu, &pg, x86_linear(&s, s.cs.base, r.rip - 1)) == X86_OPCODE_INT3;
 }

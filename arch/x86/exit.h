@@ -24,6 +24,16 @@ extern "C" {
  * EXIT_UNKNOWN for an exit reason x86 does not handle either. */
 enum exit_verdict arch_handle_exit(struct vcpu *vcpu, const char **why);
 
+/*
+ * Whether a triple fault (KVM_EXIT_SHUTDOWN) was the guest's way to reset
+ * the machine, as Linux's reboot=t does: an empty IDT (limit 0, which
+ * idt_invalidate() loads) and an int3 at rip or just before it (where rip
+ * is depends on who delivered the #BP). On a PC a shutdown cycle resets
+ * the machine; earlytrace takes it for a reset then, and anything else
+ * (an exception the guest's IDT could not deliver) for a crash.
+ */
+bool arch_shutdown_is_reset(struct vcpu *vcpu);
+
 #ifdef __cplusplus
 }
 #endif

@@ -48,6 +48,14 @@
  * memory map reserves, where a kernel scanning for the RSDP looks. */
 #define LAYOUT_ACPI_TABLES 0xe0000
 #define LAYOUT_ACPI_TABLES_SIZE 0x1000
+/* The BIOS reset vector, F000:FFF0 in real mode, the last 16 bytes below
+ * 1 MiB: where a kernel restarting through the BIOS jumps (Linux's
+ * machine_real_restart: reboot=b, and its choice on a hardware-reduced
+ * ACPI machine without EFI). arch/x86/reset_vector.c puts code there that
+ * resets the machine. Inside the BIOS area the memory map reserves. */
+#define LAYOUT_RESET_VECTOR 0xffff0
+#define LAYOUT_RESET_VECTOR_CS_BASE 0xf0000 /* segment 0xf000 */
+#define LAYOUT_RESET_VECTOR_SIZE 16
 /* Lowest address a kernel segment may be loaded at. */
 #define LAYOUT_HIMEM_START 0x100000
 

@@ -39,6 +39,15 @@
 #define PC_PORT_COM1 0x3f8
 #define PC_IRQ_COM1 4 /* its interrupt line on the 8259 */
 
+/* The PCI reset control register (Intel's RST_CNT, as on PIIX/ICH PCs;
+ * vmm/hw/reset_control.c): a write with PC_RESET_CONTROL_CPU set resets
+ * the machine. The ACPI FADT names it as the reset register, with
+ * PC_RESET_CONTROL_VALUE. */
+#define PC_PORT_RESET_CONTROL 0xcf9
+#define PC_RESET_CONTROL_SYS 0x02 /* a hard reset, not just the CPU's */
+#define PC_RESET_CONTROL_CPU 0x04 /* 0 -> 1: do the reset */
+#define PC_RESET_CONTROL_VALUE (PC_RESET_CONTROL_SYS | PC_RESET_CONTROL_CPU)
+
 /* Hardware-reduced ACPI's sleep registers, named by the FADT
  * (vmm/boot/acpi.c, vmm/hw/acpi_sleep.c): write (SLP_TYP << 2) | SLP_EN to
  * the control register to enter a sleep state; the status one reads 0. */

@@ -7,12 +7,16 @@
 #include "cmdline.h"
 #include "exitseq.h"
 #include "machine.h"
+#include "panic.h"
 #include "print.h"
+#include "reset.h"
 #include "start_info.h"
 
 /* Status reported when start_info or boot_params is missing or has the
  * wrong magic. */
 #define EXIT_BAD_BOOT_INFO 3
+/* Status when reset=acpi found no reset register to write. */
+#define EXIT_RESET_FAILED 6
 
 static struct boot_opts boot_opts;
 
@@ -84,7 +88,12 @@ void boot_begin(const char *arch, enum boot_proto proto, uint64_t info_pa)
 		machine_hang();
 	case CRASH_PANIC:
 		print_line("crash: panic");
-		panic("requested on the command line");
+		panic_timeout = -1;
+		panic("requested on the command line: crash=%s, code %d", "panic", 42);
+	case CRASH_PANIC_HANG:
+		print_line("crash: panic-hang");
+		panic_timeout = 0;
+		panic("requested on the command line: crash=%s, code %d", "panic-hang", -7);
 	case CRASH_HANG_LOOP:
 		print_line("crash: hang-loop");
 		machine_spin();
@@ -103,10 +112,10 @@ const struct boot_opts *boot_options(void)
 
 void boot_end(void)
 {
-	if (boot_opts.reboot_kbd) {
-		print_line("reboot: kbd");
+	if (boot_opts.reset != RESET_NONE) {
 		print_line("done");
-		machine_reboot_kbd();
+		reset_machine(boot_opts.reset);
+		machine_exit(EXIT_RESET_FAILED);
 	}
 	print_line("done");
 	machine_exit(boot_opts.exit_status);

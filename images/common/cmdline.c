@@ -78,6 +78,8 @@ static void apply_word(struct word w, struct boot_opts *opts)
 			opts->crash = CRASH_HLT;
 		else if (word_is(v, "panic"))
 			opts->crash = CRASH_PANIC;
+		else if (word_is(v, "panic-hang"))
+			opts->crash = CRASH_PANIC_HANG;
 		else if (word_is(v, "hang-loop"))
 			opts->crash = CRASH_HANG_LOOP;
 		else if (word_is(v, "internal"))
@@ -85,8 +87,22 @@ static void apply_word(struct word w, struct boot_opts *opts)
 		else
 			bad_word(w);
 	} else if (word_value(w, "reboot", &v)) {
+		/* The older name of reset=kbd. */
 		if (word_is(v, "kbd"))
-			opts->reboot_kbd = true;
+			opts->reset = RESET_KBD;
+		else
+			bad_word(w);
+	} else if (word_value(w, "reset", &v)) {
+		if (word_is(v, "kbd"))
+			opts->reset = RESET_KBD;
+		else if (word_is(v, "bios"))
+			opts->reset = RESET_BIOS;
+		else if (word_is(v, "acpi"))
+			opts->reset = RESET_ACPI;
+		else if (word_is(v, "cf9"))
+			opts->reset = RESET_CF9;
+		else if (word_is(v, "triple"))
+			opts->reset = RESET_TRIPLE;
 		else
 			bad_word(w);
 	} else if (word_value(w, "trace", &v)) {
@@ -111,6 +127,13 @@ static void apply_word(struct word w, struct boot_opts *opts)
 		else
 			for (size_t i = 0; i < v.len; i++)
 				opts->hostile[i] = v.s[i];
+	} else if (word_value(w, "nest", &v)) {
+		/* The case name, for common/nest.c to look up. */
+		if (v.len == 0 || v.len >= sizeof(opts->nest))
+			bad_word(w);
+		else
+			for (size_t i = 0; i < v.len; i++)
+				opts->nest[i] = v.s[i];
 	}
 }
 

@@ -7,11 +7,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "reset.h"
+
 enum crash_mode {
 	CRASH_NONE,
 	CRASH_TRIPLE,	/* crash=triple: triple fault after the banner */
 	CRASH_HLT,	/* crash=hlt: cli; hlt forever */
 	CRASH_PANIC,	/* crash=panic: call panic(), which reboots like panic=-1 */
+	CRASH_PANIC_HANG, /* crash=panic-hang: panic() that waits forever, like panic=0 */
 	CRASH_HANG_LOOP, /* crash=hang-loop: spin forever in a traced function, no exits */
 	CRASH_INTERNAL,	/* crash=internal: an instruction KVM cannot emulate, on MMIO */
 };
@@ -19,13 +22,16 @@ enum crash_mode {
 struct boot_opts {
 	uint32_t exit_status;	/* exit=N, written to the debug-exit port */
 	enum crash_mode crash;
-	bool reboot_kbd;	/* reboot=kbd: i8042 reset instead of debug exit */
+	enum reset_method reset; /* reset=<method> (or reboot=kbd): reset the
+				  * machine instead of the debug exit */
 	bool trace_ring;	/* trace=ring: take tracing over with guestlib */
 	bool regcheck;		/* regcheck: check registers survive a site */
 	uint32_t repeat;	/* repeat=N: each phase runs the call tree N times */
 	bool exit_sequence;	/* exits=sequence: scripted port/MMIO/MSR accesses */
 	char hostile[24];	/* hostile=<case>: misbehave towards the VMM (x86_64,
 				 * common/hostile.c); "" when not asked */
+	char nest[24];		/* nest=<case>: a traced call nested in a recording
+				 * (x86_64, common/nest.c); "" when not asked */
 };
 
 /* Parses at most max bytes of s (stops at NUL). Unknown words are ignored,

@@ -354,7 +354,7 @@ static void case_hc_flood(void)
 			outl(ET_PORT_HYPERCALL, 0x40000000u + (i & 0xfff) * 32);
 			break;
 		case 1:
-			raw_hypercall(&hc_block, 2, ET_HC_MARK, 0);
+			raw_hypercall(&hc_block, ET_ABI_VERSION + 1, ET_HC_MARK, 0);
 			break;
 		case 2:
 			raw_hypercall(&hc_block, ET_ABI_VERSION, 1000 + i, 0);
@@ -483,21 +483,31 @@ static void drain_now(void)
 
 #define GARBAGE_LEAF_CALLS 5
 
+/* The records the batch holds: the cursor moves 32 bytes a call from
+ * where the VMM last set it. */
+static uint64_t held(volatile struct et_tramp_batch *b)
+{
+	return (uint64_t)(b->cursor - b->start) / sizeof(struct et_ring_record);
+}
+
 /*
  * Garbage in the batch header. Each step first makes GARBAGE_LEAF_CALLS
  * traced calls so that the batch holds events (the VMM may also have
  * drained at any exit before), reads how many it holds, writes its garbage
- * and has the batch drained at once (no exit in between, so the count is
- * exact), prints "lost=<n>", and runs a phase of the call tree:
+ * and has the batch drained (no exit in between, so the count is exact),
+ * prints "lost=<n>", and runs a phase of the call tree:
  *  magic, records    a header the VMM did not write: it refuses the batch,
  *                    the events in it are lost (drained with the port)
- *  count-over        count > capacity: the next traced call drains at
- *  count-max         once; the VMM refuses the batch, its events are lost
- *  capacity-zero     the next traced call drains at once; the header is
- *                    consistent, nothing is lost
- *  forged            every record slot 0xff, count = 5 (the events that
- *                    were there are wiped: lost); the VMM drains 5 records
- *                    that name no site
+ *  cursor-misaligned the cursor 8 bytes off a record: one more call
+ *                    records there; the next exit drains and the VMM
+ *                    refuses the batch, that call's event with the rest
+ *  cursor-max        the cursor near 2^63: the next call's xadd overflows
+ *                    and it finds the batch full; the VMM refuses the
+ *                    batch (its events are lost) and records that call
+ *  capacity-zero     the trampolines do not read it: nothing is lost
+ *  forged            every record slot 0xff, 5 of them reserved (the
+ *                    events that were there are wiped: lost); the VMM
+ *                    drains 5 records that name no site
  * Then a marker, and a clean phase that must be recorded exactly.
  */
 static void case_tramp_garbage(void)
@@ -516,32 +526,32 @@ static void case_tramp_garbage(void)
 	hostile_hex_line("batch", (uint64_t)(uintptr_t)b);
 
 	leaf_calls(GARBAGE_LEAF_CALLS);
-	lost = b->count;
+	lost = held(b);
 	b->magic = 0x21212121;
 	drain_now();
 	lost_line("magic", lost);
 	calltree_run("magic");
 
 	leaf_calls(GARBAGE_LEAF_CALLS);
-	lost = b->count;
+	lost = held(b);
 	b->records = 12345;
 	drain_now();
 	lost_line("records", lost);
 	calltree_run("records");
 
 	leaf_calls(GARBAGE_LEAF_CALLS);
-	lost = b->count;
-	b->count = b->capacity + 1000;
+	lost = held(b) + 1;
+	b->cursor = b->cursor + 8;
 	leaf_calls(1);
-	lost_line("count-over", lost);
-	calltree_run("count-over");
+	lost_line("cursor-misaligned", lost);
+	calltree_run("cursor-misaligned");
 
 	leaf_calls(GARBAGE_LEAF_CALLS);
-	lost = b->count;
-	b->count = ~0ull;
+	lost = held(b);
+	b->cursor = INT64_MAX - 8;
 	leaf_calls(1);
-	lost_line("count-max", lost);
-	calltree_run("count-max");
+	lost_line("cursor-max", lost);
+	calltree_run("cursor-max");
 
 	leaf_calls(GARBAGE_LEAF_CALLS);
 	b->capacity = 0;
@@ -550,14 +560,14 @@ static void case_tramp_garbage(void)
 	calltree_run("capacity-zero");
 
 	leaf_calls(GARBAGE_LEAF_CALLS);
-	lost = b->count;
+	lost = held(b);
 	{
 		volatile uint8_t *rec = (volatile uint8_t *)b + b->records;
 		uint64_t bytes = b->capacity * sizeof(struct et_ring_record);
 
 		for (uint64_t i = 0; i < bytes; i++)
 			rec[i] = 0xff;
-		b->count = 5;
+		b->cursor = b->start + 5 * (int64_t)sizeof(struct et_ring_record);
 	}
 	drain_now();
 	lost_line("forged", lost);

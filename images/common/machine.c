@@ -53,15 +53,11 @@ void machine_triple_fault(void)
 	/*
 	 * With a zero-limit IDT the #UD cannot be delivered, the resulting #GP
 	 * cannot either, nor the double fault: the CPU shuts down. ud2 rather
-	 * than int3, because a tracing VMM intercepts #BP for its own sites.
+	 * than int3, because a tracing VMM intercepts #BP for its own sites,
+	 * and an empty IDT with an int3 is how Linux resets (reboot=t), which
+	 * a VMM takes for a reset: the nop keeps an int3 byte of the lidt's
+	 * address from standing right before the ud2.
 	 */
-	__asm__ volatile("lidt %0; ud2" : : "m"(empty_idt));
+	__asm__ volatile("lidt %0; nop; ud2" : : "m"(empty_idt));
 	__builtin_unreachable();
-}
-
-__noreturn void panic(const char *why)
-{
-	print_str("Kernel panic - not syncing: ");
-	print_line(why);
-	machine_reboot_kbd();
 }

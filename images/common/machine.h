@@ -13,9 +13,6 @@ __noreturn void machine_exit(uint32_t status);
 __noreturn void machine_reboot_kbd(void);
 /* Fault with no usable IDT, so the CPU shuts down (KVM_EXIT_SHUTDOWN). */
 __noreturn void machine_triple_fault(void);
-/* Like Linux's panic() with panic=-1: say why, then reset the machine. The
- * name matters: the VMM watches a kernel's `panic` symbol. */
-__noreturn void panic(const char *why);
 /* cli; hlt forever: a hang only the VMM's timeout ends. */
 __noreturn void machine_hang(void);
 /* Spin forever inside this (traced) function: no exits, no calls. */

@@ -44,3 +44,38 @@ void print_line(const char *s)
 	print_str(s);
 	uart_putc('\n');
 }
+
+void print_vfmt(const char *fmt, va_list ap)
+{
+	for (; *fmt; fmt++) {
+		int v;
+
+		if (*fmt != '%' || !fmt[1]) {
+			uart_putc(*fmt);
+			continue;
+		}
+		switch (*++fmt) {
+		case 's':
+			print_str(va_arg(ap, const char *));
+			break;
+		case 'd':
+			v = va_arg(ap, int);
+			if (v < 0)
+				uart_putc('-');
+			print_dec(v < 0 ? -(uint32_t)v : (uint32_t)v);
+			break;
+		case 'u':
+			print_dec(va_arg(ap, unsigned));
+			break;
+		case 'x':
+			print_hex(va_arg(ap, unsigned));
+			break;
+		case 'c':
+			uart_putc((char)va_arg(ap, int));
+			break;
+		default:
+			uart_putc(*fmt); /* %% and anything unknown */
+			break;
+		}
+	}
+}

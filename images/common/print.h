@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Console output helpers on top of the UART; no libc, no format strings. */
+/* Console output helpers on top of the UART; no libc. */
 #ifndef IMAGES_PRINT_H
 #define IMAGES_PRINT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,5 +16,8 @@ void print_hex(uint64_t v);
 void print_dec(uint32_t v);
 /* print_str(s) followed by "\n". */
 void print_line(const char *s);
+/* A printf format with %s, %d, %u, %x, %c and %% only (no flags, widths
+ * or sizes: ints and pointers to strings), for panic(). */
+void print_vfmt(const char *fmt, va_list ap);
 
 #endif /* IMAGES_PRINT_H */

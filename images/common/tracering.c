@@ -50,33 +50,38 @@ struct ring_counts {
 	uint32_t vmm[CALLTREE_NR_FNS];
 	uint32_t guest_events;
 	uint32_t vmm_events;
+	uint32_t incomplete;
 	uint32_t tsc_backwards;
 };
 
 static void ring_count(const struct et_ring *r, struct ring_counts *c)
 {
-	/* Oldest first: record head - n is in slot (head - n) % capacity.
-	 * 32-bit arithmetic (i386 has no 64-bit division here); head stays far
-	 * below 2^32 in a test kernel. */
-	uint32_t head = (uint32_t)r->head, cap = r->capacity;
-	uint32_t n = head < cap ? head : cap;
-	uint32_t slot = (head - n) % cap;
+	/* Oldest first: the ring keeps records head - n .. head - 1. */
+	uint64_t head = r->head;
+	uint64_t n = head < r->capacity ? head : r->capacity;
 	uint64_t last_tsc = 0;
+	int any = 0;
 
 	*c = (struct ring_counts){ 0 };
-	for (uint32_t k = 0; k < n; k++, slot = slot + 1 == cap ? 0 : slot + 1) {
-		const struct et_ring_record *rec = &r->records[slot];
-		int guest = (rec->flags & ET_REC_SRC_MASK) == ET_REC_SRC_GUEST;
+	for (uint64_t j = head - n; j < head; j++) {
+		struct et_ring_record rec;
+		int guest;
 
-		if (k && rec->tsc < last_tsc)
+		if (!et_ring_read(r, j, &rec)) {
+			c->incomplete++;
+			continue;
+		}
+		guest = (rec.flags & ET_REC_SRC_MASK) == ET_REC_SRC_GUEST;
+		if (any && rec.tsc < last_tsc)
 			c->tsc_backwards++;
-		last_tsc = rec->tsc;
+		last_tsc = rec.tsc;
+		any = 1;
 		if (guest)
 			c->guest_events++;
 		else
 			c->vmm_events++;
 		for (unsigned i = 0; i < CALLTREE_NR_FNS; i++) {
-			if (rec->ip != calltree_fn_addr(i))
+			if (rec.ip != calltree_fn_addr(i))
 				continue;
 			if (guest)
 				c->guest[i]++;
@@ -96,6 +101,7 @@ static void ring_report(const struct et_ring *r)
 	print_kv(" capacity=", r->capacity);
 	print_kv(" guest_events=", c.guest_events);
 	print_kv(" vmm_events=", c.vmm_events);
+	print_kv(" incomplete=", c.incomplete);
 	print_str(c.tsc_backwards ? " tsc=backwards\n" : " tsc=monotonic\n");
 	for (unsigned i = 0; i < CALLTREE_NR_FNS; i++) {
 		print_str("ring fn=");

@@ -6,7 +6,8 @@
  * ("longmode"; with regcheck, after the register check), or, with
  * trace=ring, twice around the guestlib handoff ("early", then "ring";
  * common/tracering.c). hostile=<case> runs a misbehaving guest instead
- * (common/hostile.c).
+ * (common/hostile.c), nest=<case> a traced call nested in a recording
+ * (common/nest.c).
  */
 #include <stdint.h>
 
@@ -15,6 +16,7 @@
 #include "compiler.h"
 #include "hostile.h"
 #include "layout.h"
+#include "nest.h"
 #include "regcheck.h"
 #include "tracering.h"
 
@@ -26,6 +28,8 @@ __traced_fn __noreturn static void longmode_main(void)
 {
 	if (boot_options()->hostile[0])
 		hostile_run(boot_options()->hostile, -(int64_t)KERNEL_VIRT_BASE);
+	if (boot_options()->nest[0])
+		nest_run(boot_options()->nest, -(int64_t)KERNEL_VIRT_BASE);
 	if (boot_options()->trace_ring) {
 		/* The image runs at physical + KERNEL_VIRT_BASE (kernel.ld). */
 		tracering_run(-(int64_t)KERNEL_VIRT_BASE);

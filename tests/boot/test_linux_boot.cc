@@ -89,6 +89,136 @@ TEST(LinuxBoot, KernelPanicEndsWithStatus3)
 	EXPECT_NE(r.err.find("the guest kernel panicked"), std::string::npos) << r.err;
 }
 
+// A stock kernel that panics without any userspace: the kernel alone,
+// with a command line and earlytrace options. Skips as the slow tests do.
+namespace {
+
+std::string kernel_only_skip_reason(const LinuxFixture &f)
+{
+	if (!kvm_available())
+		return "/dev/kvm is not usable here";
+	if (!file_exists(f.vmlinuz))
+		return f.vmlinuz + " is missing: run images/fetch-debian-kernel.sh";
+	if (!getenv("EARLYTRACE_SLOW_TESTS"))
+		return "a stock-kernel boot to a panic; set EARLYTRACE_SLOW_TESTS=1 to run it";
+	return "";
+}
+
+VmmResult boot_to_panic(const LinuxFixture &f, const char *mem, const std::string &append,
+			std::vector<std::string> extra)
+{
+	VmmRun run;
+	run.args = { "run", "--kernel", f.vmlinuz, "--mem", mem, "--append", append, "--timeout",
+		     std::to_string((int)kBootTimeout) };
+	run.args.insert(run.args.end(), extra.begin(), extra.end());
+	run.harness_timeout_s = kBootTimeout + 60;
+	return run_vmm(run);
+}
+
+std::string tail_of(const std::string &s)
+{
+	return s.substr(s.size() > 3000 ? s.size() - 3000 : 0);
+}
+
+// The message earlytrace read from panic()'s arguments must be the one
+// the kernel printed itself.
+void expect_panic_message_as_printed(const VmmResult &r, const char *expected_start)
+{
+	std::smatch m;
+	ASSERT_TRUE(std::regex_search(r.err, m, std::regex("the guest kernel panicked: \"([^\"]+)\"")))
+		<< r.err;
+	EXPECT_NE(r.out.find("Kernel panic - not syncing: " + m[1].str()), std::string::npos)
+		<< m[1] << "\n" << tail_of(r.out);
+	EXPECT_EQ(m[1].str().rfind(expected_start, 0), 0u) << m[1];
+	EXPECT_EQ(r.err.find("KVM internal error"), std::string::npos) << r.err;
+	EXPECT_EQ(r.err.find("guest stopped"), std::string::npos) << r.err;
+}
+
+class LinuxPanic : public ::testing::TestWithParam<const char *> {};
+INSTANTIATE_TEST_SUITE_P(Timeouts, LinuxPanic, ::testing::Values("-1", "0", "5"),
+			 [](const auto &p) {
+				 return std::string(p.param[0] == '-' ? "minus" : "") +
+					(p.param[0] == '-' ? p.param + 1 : p.param);
+			 });
+
+struct RebootMethod {
+	const char *option;
+	const char *path;
+};
+class LinuxReboot : public ::testing::TestWithParam<RebootMethod> {};
+INSTANTIATE_TEST_SUITE_P(Methods, LinuxReboot,
+			 ::testing::Values(RebootMethod{ "b", "BIOS reset vector" },
+					   RebootMethod{ "a", "reset control register 0xcf9" },
+					   RebootMethod{ "k", "i8042 reset line" },
+					   RebootMethod{ "t", "triple fault on an empty IDT" }),
+			 [](const auto &p) { return std::string(p.param.option); });
+
+} // namespace
+
+// --mem 68M is too little for the kernel's initcalls: it panics with
+// "System is deadlocked on memory" without an initramfs. Whatever panic=
+// says (reboot at once, never, after 5 s), the run ends with status 3 once
+// the panic output is out.
+TEST_P(LinuxPanic, EndsOnceThePanicOutputIsOut)
+{
+	LinuxFixture f = linux_fixture();
+	std::string skip = kernel_only_skip_reason(f);
+	if (!skip.empty())
+		GTEST_SKIP() << skip;
+	VmmResult r = boot_to_panic(f, "68M", std::string("console=ttyS0 panic=") + GetParam(), {});
+	EXPECT_EQ(r.status, 3) << r.err << tail_of(r.out);
+	expect_panic_message_as_printed(r, "System is deadlocked on memory");
+	EXPECT_NE(r.err.find("; the run ends after its panic output (--on-panic exit)"),
+		  std::string::npos) << r.err;
+	if (std::string(GetParam()) == "0") {
+		EXPECT_NE(r.out.find("---[ end Kernel panic - not syncing: "), std::string::npos);
+	}
+	if (std::string(GetParam()) == "5") {
+		EXPECT_NE(r.out.find("Rebooting in 5 seconds.."), std::string::npos);
+	}
+}
+
+// With --on-panic continue the guest reboots after its panic (panic=-1),
+// by the method reboot= names: each must reset the machine cleanly.
+TEST_P(LinuxReboot, EachMethodResetsTheMachine)
+{
+	LinuxFixture f = linux_fixture();
+	std::string skip = kernel_only_skip_reason(f);
+	if (!skip.empty())
+		GTEST_SKIP() << skip;
+	VmmResult r = boot_to_panic(f, "68M",
+				    std::string("console=ttyS0 panic=-1 reboot=") + GetParam().option,
+				    { "--on-panic", "continue" });
+	EXPECT_EQ(r.status, 3) << r.err << tail_of(r.out);
+	expect_panic_message_as_printed(r, "System is deadlocked on memory");
+	EXPECT_NE(r.err.find(std::string("\"; then guest reset (") + GetParam().path + ")\n"),
+		  std::string::npos) << r.err;
+}
+
+// `run` of a kernel with no root device: the VFS panic, and Debian's
+// panic timeout of 0 (wait forever), must still end the run. The slowest
+// initcalls under emulation are left out (docs/linux.md), which changes
+// nothing about the root device.
+TEST(LinuxBoot, RunWithoutARootDeviceEndsAfterTheVfsPanic)
+{
+	LinuxFixture f = linux_fixture();
+	std::string skip = kernel_only_skip_reason(f);
+	if (!skip.empty())
+		GTEST_SKIP() << skip;
+	VmmResult r = boot_to_panic(
+		f, "256M",
+		"console=ttyS0 tsc=reliable no_timer_check nowatchdog nosoftlockup "
+		"mitigations=off audit=0 cryptomgr.notests rcupdate.rcu_expedited=1 "
+		"8250.nr_uarts=1 pci=off init_on_alloc=0 rodata=off ipv6.disable=1 "
+		"initcall_blacklist=ftrace_check_for_weak_functions,trace_eval_init,"
+		"tracer_init_tracefs,blake2s_mod_init,bpf_rstat_kfunc_init,"
+		"bpf_key_sig_kfuncs_init,kfunc_init,bpf_prog_test_run_init,"
+		"bpf_tcp_ca_kfunc_init,cubictcp_register,tcp_congestion_default",
+		{});
+	EXPECT_EQ(r.status, 3) << r.err << tail_of(r.out);
+	expect_panic_message_as_printed(r, "VFS: Unable to mount root fs");
+}
+
 // The heart of earlytrace on a stock kernel: every call from the guest's
 // first instruction until ftrace_init, where the sites are handed back
 // exactly as built. The run goes on to sched_init, just after, so the

@@ -68,6 +68,14 @@ TEST_F(Acpi, TablesChainFromTheRsdpWithValidChecksums)
 	EXPECT_EQ(get<uint64_t>(fadt + 260), (uint64_t)PC_PORT_ACPI_SLEEP_STATUS);
 	// No CMOS RTC, no VGA, an 8042.
 	EXPECT_EQ(get<uint16_t>(fadt + 109), (1u << 1) | (1u << 2) | (1u << 5));
+	// The reset register (reboot=a): RESET_REG_SUP, a byte in system I/O
+	// at the reset control register, and the value that sets RST_CPU.
+	EXPECT_TRUE(get<uint32_t>(fadt + 112) & (1u << 10)) << "RESET_REG_SUP";
+	EXPECT_EQ(fadt[116], 1) << "system I/O";
+	EXPECT_EQ(fadt[117], 8) << "bit width";
+	EXPECT_EQ(get<uint64_t>(fadt + 120), (uint64_t)PC_PORT_RESET_CONTROL);
+	EXPECT_EQ(fadt[128], PC_RESET_CONTROL_VALUE);
+	EXPECT_TRUE(fadt[128] & PC_RESET_CONTROL_CPU);
 
 	uint64_t dsdt_pa = get<uint64_t>(fadt + 140);
 	EXPECT_EQ(get<uint32_t>(fadt + 40), (uint32_t)dsdt_pa);
@@ -90,9 +98,10 @@ struct Stop {
 	int status = -1;
 };
 
-void record_stop(void *vm, enum vm_stop_reason reason, int status)
+void record_stop(void *vm, enum vm_stop_reason reason, int status, const char *detail)
 {
 	Stop *s = static_cast<Stop *>(vm);
+	(void)detail;
 	s->calls++;
 	s->reason = reason;
 	s->status = status;

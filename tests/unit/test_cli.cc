@@ -86,9 +86,11 @@ TEST(Cli, RunDefaultsAndValues)
 	EXPECT_STREQ(o.cpu_model, "auto");
 	EXPECT_EQ(o.boot, BOOT_AUTO);
 	EXPECT_FALSE(o.debug_io);
+	EXPECT_EQ(o.on_panic, PANIC_ACTION_EXIT);
 
 	ASSERT_EQ(parse({ "-k", "k.elf", "-i", "rd.img", "-p", "console=ttyS0 quiet", "-m", "1G",
-			  "--timeout", "30", "--cpu", "nested-pvm", "--debug-io", "--boot", "linux64" }, &o), 0)
+			  "--timeout", "30", "--cpu", "nested-pvm", "--debug-io", "--boot", "linux64",
+			  "--on-panic", "continue" }, &o), 0)
 		<< et_last_error();
 	EXPECT_STREQ(o.initrd, "rd.img");
 	EXPECT_STREQ(o.append, "console=ttyS0 quiet");
@@ -97,8 +99,10 @@ TEST(Cli, RunDefaultsAndValues)
 	EXPECT_STREQ(o.cpu_model, "nested-pvm");
 	EXPECT_TRUE(o.debug_io);
 	EXPECT_EQ(o.boot, BOOT_LINUX64);
+	EXPECT_EQ(o.on_panic, PANIC_ACTION_CONTINUE);
 
-	ASSERT_EQ(parse({ "--kernel=k.elf", "--mem=128M", "--append=" }, &o), 0);
+	ASSERT_EQ(parse({ "--kernel=k.elf", "--mem=128M", "--append=", "--on-panic=exit" }, &o), 0);
+	EXPECT_EQ(o.on_panic, PANIC_ACTION_EXIT);
 	EXPECT_EQ(o.mem_size, 128ull << 20);
 	EXPECT_STREQ(o.append, "");
 }
@@ -124,6 +128,9 @@ TEST(Cli, Refusals)
 	EXPECT_NE(error_of({ "-k", "k", "--timeout", "-1" }).find("--timeout: invalid time"),
 		  std::string::npos);
 	EXPECT_NE(error_of({ "-k", "k", "--cpu", "486" }).find("unknown CPU model '486'"),
+		  std::string::npos);
+	EXPECT_NE(error_of({ "-k", "k", "--on-panic", "pause" })
+			  .find("--on-panic: invalid action 'pause': expected exit or continue"),
 		  std::string::npos);
 	EXPECT_NE(error_of({ "-k", "k", "extra" }).find("unexpected argument 'extra'"),
 		  std::string::npos);

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
-// The small platform devices: i8042 reset and self tests, debug exit.
+// The small platform devices: i8042 reset and self tests, debug exit, the
+// reset control register.
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "tests/shim/earlytrace_shim.h"
+#include "vmm/hw/reset_control.h"
 
 namespace {
 
@@ -10,14 +14,16 @@ struct StopLog {
 	int count = 0;
 	enum vm_stop_reason reason = VM_STOP_NONE;
 	int status = -1;
+	std::string detail;
 };
 
-void on_stop(void *ctx, enum vm_stop_reason reason, int status)
+void on_stop(void *ctx, enum vm_stop_reason reason, int status, const char *detail)
 {
 	StopLog *log = static_cast<StopLog *>(ctx);
 	log->count++;
 	log->reason = reason;
 	log->status = status;
+	log->detail = detail ? detail : "";
 }
 
 uint8_t rd(void (*fn)(void *, uint64_t, uint8_t *, uint32_t, bool), void *dev)
@@ -43,6 +49,7 @@ TEST(I8042, ResetCommandStopsCleanly)
 	EXPECT_EQ(log.count, 1);
 	EXPECT_EQ(log.reason, VM_STOP_RESET);
 	EXPECT_EQ(log.status, 0);
+	EXPECT_EQ(log.detail, "i8042 reset line");
 }
 
 TEST(I8042, OutputPortResetBit)
@@ -109,4 +116,25 @@ TEST(DebugExit, ReadsDoNotStop)
 	uint8_t v = 0;
 	debug_exit_io(&dev, 0, &v, 1, false);
 	EXPECT_EQ(log.count, 0);
+}
+
+// Linux's reboot=p writes 0x02 (a hard reset, please) and then 0x06 or
+// 0x0e; the FADT's reset value is 0x06: only a write with RST_CPU resets.
+TEST(ResetControl, OnlyRstCpuResetsAndTheOtherBitsReadBack)
+{
+	StopLog log;
+	struct reset_control rc = { on_stop, &log, 0 };
+	EXPECT_EQ(rd(reset_control_io, &rc), 0);
+	wr(reset_control_io, &rc, PC_RESET_CONTROL_SYS);
+	EXPECT_EQ(log.count, 0);
+	EXPECT_EQ(rd(reset_control_io, &rc), PC_RESET_CONTROL_SYS);
+	wr(reset_control_io, &rc, 0x08); // FULL_RST alone
+	EXPECT_EQ(log.count, 0);
+	EXPECT_EQ(rd(reset_control_io, &rc), 0x08);
+	wr(reset_control_io, &rc, PC_RESET_CONTROL_VALUE);
+	EXPECT_EQ(log.count, 1);
+	EXPECT_EQ(log.reason, VM_STOP_RESET);
+	EXPECT_EQ(log.status, 0);
+	EXPECT_EQ(log.detail, "reset control register 0xcf9");
+	EXPECT_EQ(rd(reset_control_io, &rc), PC_RESET_CONTROL_SYS) << "RST_CPU never reads back";
 }

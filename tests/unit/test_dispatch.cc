@@ -199,7 +199,7 @@ TEST_F(Dispatch, MmioReadIsAnsweredByItsDevice)
 
 TEST_F(Dispatch, DeviceThatEndsTheRunStopsTheLoop)
 {
-	struct debug_exit dx = { vm_request_stop, &vm };
+	struct debug_exit dx = { vm_request_stop_detail, &vm };
 	const uint8_t status = 7;
 
 	ASSERT_EQ(iobus_register(&vm.bus, IOBUS_PIO, ET_PORT_DEBUG_EXIT, 4, debug_exit_io, &dx,
@@ -306,6 +306,50 @@ TEST_F(Dispatch, TripleFaultIsObservedAndACrash)
 	ASSERT_EQ(seen.exits.size(), 1u);
 	EXPECT_EQ(seen.exits[0].kind, ET_REC_SHUTDOWN);
 	EXPECT_NE(std::string(vcpu.crash_reason).find("triple fault"), std::string::npos);
+}
+
+// Linux's reboot=t: idt_invalidate() (limit 0), then int3. Where rip is
+// after the triple fault depends on who delivered the #BP: on the int3
+// (the CPU, some KVMs) or after it (an injected trap).
+TEST_F(Dispatch, TripleFaultOnAnEmptyIdtAtAnInt3IsAReset)
+{
+	for (uint64_t rip : { 0x5000u, 0x5001u }) {
+		vm.stop = 0;
+		seen.exits.clear();
+		code_at(0x5000, { 0xcc, 0x90 });
+		vcpu.run->s.regs.regs.rip = rip;
+		vcpu.run->s.regs.sregs.idt.limit = 0;
+		vcpu.run->exit_reason = KVM_EXIT_SHUTDOWN;
+		EXPECT_EQ(vcpu_dispatch_exit(&vcpu), EXIT_STOP);
+		EXPECT_EQ(stop(), VM_STOP_RESET) << rip;
+		EXPECT_EQ(vm_stop_status(&vm), 0);
+		EXPECT_STREQ(vm_stop_detail(&vm), "triple fault on an empty IDT");
+		ASSERT_EQ(seen.exits.size(), 1u);
+		EXPECT_EQ(seen.exits[0].kind, ET_REC_SHUTDOWN);
+		EXPECT_EQ(vcpu.crash_reason, nullptr);
+	}
+}
+
+// Any other triple fault is a crash: an int3 the guest's (non-empty) IDT
+// could not deliver, or another fault on an empty IDT.
+TEST_F(Dispatch, OtherTripleFaultsAreCrashes)
+{
+	struct {
+		uint16_t idt_limit;
+		std::initializer_list<uint8_t> code;
+	} cases[] = {
+		{ 7, { 0xcc, 0x90 } },	      // int3, the boot IDT's limit
+		{ 0, { 0x90, 0x0f, 0x0b } }, // nop; ud2 (the test kernel's crash=triple)
+	};
+	for (const auto &c : cases) {
+		vm.stop = 0;
+		code_at(0x5000, c.code);
+		vcpu.run->s.regs.regs.rip = 0x5001;
+		vcpu.run->s.regs.sregs.idt.limit = c.idt_limit;
+		vcpu.run->exit_reason = KVM_EXIT_SHUTDOWN;
+		EXPECT_EQ(vcpu_dispatch_exit(&vcpu), EXIT_STOP);
+		EXPECT_EQ(stop(), VM_STOP_GUEST_CRASH) << c.idt_limit;
+	}
 }
 
 TEST_F(Dispatch, ResetAndPowerOffEndTheRunCleanly)

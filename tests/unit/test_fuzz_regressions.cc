@@ -88,6 +88,7 @@ TEST(FuzzRegression, FtraceLayoutIsTheFixtures)
 	fix.btf_types = 0;
 	EXPECT_EQ(memcmp(&fuzz, &fix, sizeof(fix)), 0);
 }
+TEST(FuzzRegression, PanicMessage) { check_target("panic_message"); }
 
 // What the fuzzers found, checked for the fix itself where a sanitizer
 // alone would not notice (the inputs above only prove there is no crash).

@@ -18,6 +18,7 @@
 #define SDT_HEADER 36
 #define RSDP_LEN 36
 #define FADT_LEN 276 /* ACPI 6 */
+#define FADT_FLAG_RESET_REG_SUP (1u << 10)
 #define FADT_FLAG_HW_REDUCED (1u << 20)
 #define BOOT_ARCH_8042 (1u << 1)
 #define BOOT_ARCH_NO_VGA (1u << 2)
@@ -94,7 +95,9 @@ uint64_t acpi_write_tables(const struct guest_mem *gm)
 	sdt_header(fadt, "FACP", FADT_LEN, 6);
 	put32(fadt + 40, (uint32_t)(base + DSDT_OFF));	/* DSDT */
 	put16(fadt + 109, BOOT_ARCH_8042 | BOOT_ARCH_NO_VGA | BOOT_ARCH_NO_CMOS_RTC);
-	put32(fadt + 112, FADT_FLAG_HW_REDUCED);		/* Flags */
+	put32(fadt + 112, FADT_FLAG_HW_REDUCED | FADT_FLAG_RESET_REG_SUP); /* Flags */
+	gas_port(fadt + 116, PC_PORT_RESET_CONTROL);	/* RESET_REG */
+	fadt[128] = PC_RESET_CONTROL_VALUE;		/* RESET_VALUE */
 	fadt[131] = 3;					/* minor version: 6.3 */
 	put64(fadt + 140, base + DSDT_OFF);		/* X_DSDT */
 	gas_port(fadt + 244, PC_PORT_ACPI_SLEEP_CONTROL); /* SLEEP_CONTROL_REG */

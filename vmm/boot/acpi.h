@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The smallest ACPI a kernel needs to power the machine off: RSDP, XSDT,
- * a hardware-reduced FADT (no FACS, no SCI, no PM1 blocks: sleep goes
- * through one sleep control register, vmm/hw/acpi_sleep.c) and a DSDT
- * holding only \_S5. No MADT: the kernel keeps finding the interrupt
- * controllers as it does without ACPI. A guest that does not want it
- * boots with acpi=off.
+ * The smallest ACPI a kernel needs to power the machine off and reset it:
+ * RSDP, XSDT, a hardware-reduced FADT (no FACS, no SCI, no PM1 blocks:
+ * sleep goes through one sleep control register, vmm/hw/acpi_sleep.c; the
+ * reset register is the reset control register at 0xcf9 with value 0x06,
+ * vmm/hw/reset_control.c, as on QEMU's q35) and a DSDT holding only \_S5.
+ * No MADT: the kernel keeps finding the interrupt controllers as it does
+ * without ACPI. A guest that does not want it boots with acpi=off.
+ *
+ * Linux resets through the reset register only with reboot=a: on a
+ * hardware-reduced machine it prefers EFI and, without EFI, falls back to
+ * the BIOS reset vector (arch/x86/reset_vector.c).
  */
 #ifndef VMM_BOOT_ACPI_H
 #define VMM_BOOT_ACPI_H

@@ -49,6 +49,10 @@ const char cli_run_usage[] =
 	"                         the kernel has none (stripped kernels' kallsyms\n"
 	"                         are found without it)\n"
 	"      --debug-io         log port and MMIO accesses no device claims\n"
+	"      --on-panic ACTION  when the guest kernel panics: exit (default: end\n"
+	"                         the run, status 3, once the kernel has printed\n"
+	"                         its panic output) or continue (let it reboot or\n"
+	"                         wait as its panic= parameter says)\n"
 	"      --domain NAME      take the kernel, initrd, command line and memory\n"
 	"                         from this libvirt domain's direct kernel boot;\n"
 	"                         options given here win over the domain's\n"
@@ -56,10 +60,14 @@ const char cli_run_usage[] =
 	"                         qemu:///system (default: libvirt's default URI)\n"
 	"  -h, --help             show this help\n"
 	"\n"
-	"Exit status: the guest's debug-exit value; 0 on guest reset; 1 on bad\n"
-	"input or a VMM failure; 2 when the guest crashed (a report is printed);\n"
-	"3 when the guest kernel panicked; 124 on --timeout; 128+N when stopped\n"
-	"by signal N.\n";
+	"A guest reset ends the run, whichever way the kernel resets: the i8042,\n"
+	"the ACPI reset register (port 0xcf9, also reboot=p), the BIOS reset\n"
+	"vector, or a triple fault on an empty IDT (reboot=t).\n"
+	"\n"
+	"Exit status: the guest's debug-exit value; 0 on guest reset or power-off;\n"
+	"1 on bad input or a VMM failure; 2 when the guest crashed (a report is\n"
+	"printed); 3 when the guest kernel panicked; 124 on --timeout; 128+N when\n"
+	"stopped by signal N.\n";
 
 int cli_parse_size(const char *text, uint64_t *bytes)
 {
@@ -107,6 +115,17 @@ int cli_parse_size(const char *text, uint64_t *bytes)
 	if (value > (UINT64_MAX >> shift))
 		return et_error("invalid size '%s': too large", text);
 	*bytes = (uint64_t)value << shift;
+	return 0;
+}
+
+int cli_parse_panic_action(const char *text, enum panic_action *action)
+{
+	if (!strcmp(text, "exit"))
+		*action = PANIC_ACTION_EXIT;
+	else if (!strcmp(text, "continue"))
+		*action = PANIC_ACTION_CONTINUE;
+	else
+		return et_error("invalid action '%s': expected exit or continue", text);
 	return 0;
 }
 
@@ -205,6 +224,9 @@ int cli_run_option(int c, const char *arg, struct run_options *opts)
 	case CLI_OPT_DEBUG_IO:
 		opts->debug_io = true;
 		return 1;
+	case CLI_OPT_ON_PANIC:
+		return cli_parse_panic_action(arg, &opts->on_panic) ? et_error_prefix("--on-panic")
+								    : 1;
 	case 'h':
 		opts->help = true;
 		return 1;

@@ -17,6 +17,13 @@ extern "C" {
 
 #define CLI_DEFAULT_MEM (512ull << 20)
 
+/* --on-panic: what a guest kernel panic does to the run. */
+enum panic_action {
+	PANIC_ACTION_EXIT = 0,	/* end it (status 3) once the panic output is out */
+	PANIC_ACTION_CONTINUE,	/* let the guest go on: it reboots or waits as
+				 * its panic= parameter says (status 3 at the end) */
+};
+
 struct run_options {
 	const char *kernel;
 	const char *initrd;
@@ -27,6 +34,7 @@ struct run_options {
 	const char *cpu_model;
 	enum boot_protocol boot;
 	bool debug_io;
+	enum panic_action on_panic;
 	bool help;	      /* --help given: print usage, do nothing else */
 	bool list_cpu_models; /* --cpu help */
 	const char *connect;  /* --connect URI: the libvirt connection, or NULL */
@@ -59,6 +67,7 @@ enum {
 	CLI_OPT_DEBUG_IO,
 	CLI_OPT_CONNECT,
 	CLI_OPT_DOMAIN,
+	CLI_OPT_ON_PANIC,
 	CLI_OPT_FIRST_FREE = 300, /* commands number their own options from here */
 };
 #define CLI_RUN_SHORT_OPTIONS ":k:i:p:m:h"
@@ -74,6 +83,7 @@ enum {
 	{ "debug-io", no_argument, NULL, CLI_OPT_DEBUG_IO },       \
 	{ "connect", required_argument, NULL, CLI_OPT_CONNECT },   \
 	{ "domain", required_argument, NULL, CLI_OPT_DOMAIN },     \
+	{ "on-panic", required_argument, NULL, CLI_OPT_ON_PANIC }, \
 	{ "help", no_argument, NULL, 'h' }
 
 void cli_run_defaults(struct run_options *opts);
@@ -91,6 +101,9 @@ int cli_trace_file_operand(const char *cmd, int argc, char **argv, const char **
 /* Parses a memory size: a number with an optional K, M, G or T suffix
  * (powers of 1024); a bare number means MiB, as with QEMU's -m. */
 int cli_parse_size(const char *text, uint64_t *bytes);
+
+/* Parses --on-panic's value: exit or continue. */
+int cli_parse_panic_action(const char *text, enum panic_action *action);
 
 /* Parses a positive number of seconds, fractions allowed. */
 int cli_parse_seconds(const char *text, double *seconds);

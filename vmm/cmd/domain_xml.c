@@ -33,8 +33,8 @@ const char cli_domain_xml_usage[] =
 	"\n"
 	"Machine options, as for 'earlytrace run': -k/--kernel, -i/--initrd,\n"
 	"-p/--append, -m/--mem, --cpu, --boot, --connect, --domain (explicit\n"
-	"options win over the domain's). --timeout, --symbols and --debug-io have\n"
-	"no place in a definition: a line on stderr says so.\n"
+	"options win over the domain's). --timeout, --symbols, --debug-io and\n"
+	"--on-panic have no place in a definition: a line on stderr says so.\n"
 	"\n"
 	"Exit status: 0, or 1 with a one-line error (a kernel that 'earlytrace run'\n"
 	"would refuse, a missing file, a domain earlytrace cannot run).\n";

@@ -45,7 +45,7 @@ static void queue_reply(struct i8042 *kbc, uint8_t byte)
 
 static void reset(struct i8042 *kbc)
 {
-	kbc->stop(kbc->vm, VM_STOP_RESET, 0);
+	kbc->stop(kbc->vm, VM_STOP_RESET, 0, "i8042 reset line");
 }
 
 static void command(struct i8042 *kbc, uint8_t cmd)

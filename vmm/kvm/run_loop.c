@@ -106,6 +106,11 @@ static enum exit_verdict handle(struct vcpu *vcpu)
 		return EXIT_STOP;
 	case KVM_EXIT_SHUTDOWN:
 		observe_access(vcpu, ET_REC_SHUTDOWN, 0, NULL, 0, false, false);
+		if (arch_shutdown_is_reset(vcpu)) {
+			vm_request_stop_detail(vcpu->vm, VM_STOP_RESET, 0,
+					       "triple fault on an empty IDT");
+			return EXIT_STOP;
+		}
 		return crash(vcpu, "triple fault (KVM_EXIT_SHUTDOWN)");
 	case KVM_EXIT_FAIL_ENTRY:
 		return crash(vcpu, "VM entry failed (KVM_EXIT_FAIL_ENTRY)");

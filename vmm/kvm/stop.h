@@ -13,7 +13,8 @@ extern "C" {
 enum vm_stop_reason {
 	VM_STOP_NONE = 0,
 	VM_STOP_DEBUG_EXIT,	/* guest wrote the debug-exit port */
-	VM_STOP_RESET,		/* guest asked for a reset (i8042 0xfe) */
+	VM_STOP_RESET,		/* guest reset the machine (i8042, reset control
+				 * register, BIOS reset vector, reboot=t) */
 	VM_STOP_POWER_OFF,	/* guest powered off (a KVM system event) */
 	VM_STOP_TIMEOUT,	/* --timeout elapsed */
 	VM_STOP_SIGNAL,		/* SIGINT/SIGTERM/SIGHUP on the host */
@@ -23,10 +24,15 @@ enum vm_stop_reason {
 	VM_STOP_VMM_ERROR,	/* an ioctl failed under us */
 	VM_STOP_TRACE_DONE,	/* --until reached or --max-events recorded */
 	VM_STOP_HANG,		/* --hang-timeout: no new trace event for that long */
+	VM_STOP_GUEST_PANIC,	/* the guest kernel finished its panic output
+				 * (--on-panic exit) */
 };
 
-/* Implemented by the VM; devices hold a pointer to it. */
-typedef void (*vm_stop_fn)(void *vm, enum vm_stop_reason reason, int status);
+/* Implemented by the VM; devices hold a pointer to it. detail says how,
+ * in a few words that go after the reason's name ("i8042 reset line"): a
+ * string that lives as long as the VM, or NULL. */
+typedef void (*vm_stop_fn)(void *vm, enum vm_stop_reason reason, int status,
+			   const char *detail);
 
 /* Process exit statuses that are not the guest's own. */
 #define EXIT_STATUS_ERROR 1	   /* bad input, setup or VMM failure */

@@ -2,6 +2,7 @@
 #include "vmm/kvm/vm.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <linux/kvm.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -85,13 +86,42 @@ void vm_destroy(struct vm *vm)
 	vm->vm_fd = vm->kvm_fd = -1;
 }
 
-void vm_request_stop(void *opaque, enum vm_stop_reason reason, int status)
+void vm_request_stop_detail(void *opaque, enum vm_stop_reason reason, int status,
+			    const char *detail)
 {
 	struct vm *vm = opaque;
 	uint64_t none = 0;
 
-	atomic_compare_exchange_strong(&vm->stop, &none,
-				       (uint64_t)reason << 32 | (uint32_t)status);
+	if (atomic_compare_exchange_strong(&vm->stop, &none,
+					   (uint64_t)reason << 32 | (uint32_t)status))
+		atomic_store(&vm->stop_detail, (uintptr_t)detail);
+}
+
+void vm_request_stop(void *vm, enum vm_stop_reason reason, int status)
+{
+	vm_request_stop_detail(vm, reason, status, NULL);
+}
+
+const char *vm_stop_detail(struct vm *vm)
+{
+	return (const char *)atomic_load(&vm->stop_detail);
+}
+
+void vm_set_stop_detail(struct vm *vm, const char *detail)
+{
+	atomic_store(&vm->stop_detail, (uintptr_t)detail);
+}
+
+const char *vm_stop_describe(struct vm *vm, char *buf, size_t len)
+{
+	const char *name = vm_stop_reason_name(vm_stop_reason(vm));
+	const char *detail = vm_stop_detail(vm);
+
+	if (detail)
+		snprintf(buf, len, "%s (%s)", name, detail);
+	else
+		snprintf(buf, len, "%s", name);
+	return buf;
 }
 
 int vm_set_irq_line(struct vm *vm, unsigned irq, int level)
@@ -140,6 +170,8 @@ const char *vm_stop_reason_name(enum vm_stop_reason reason)
 		return "trace complete";
 	case VM_STOP_HANG:
 		return "hang (no new events)";
+	case VM_STOP_GUEST_PANIC:
+		return "the end of its panic output";
 	}
 	return "?";
 }

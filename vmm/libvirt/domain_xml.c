@@ -64,6 +64,9 @@ static int notes_for_options(const struct run_options *o, struct libvirt_notes *
 		return -1;
 	if (o->debug_io && libvirt_note(notes, "domain-xml: --debug-io is earlytrace's own; left out"))
 		return -1;
+	if (o->on_panic != PANIC_ACTION_EXIT &&
+	    libvirt_note(notes, "domain-xml: --on-panic is earlytrace's own; left out"))
+		return -1;
 	if (o->boot != BOOT_AUTO &&
 	    libvirt_note(notes, "domain-xml: --boot %s: QEMU chooses the protocol itself (PVH for "
 				"an ELF with the PVH note, the Linux boot protocol for a bzImage)",

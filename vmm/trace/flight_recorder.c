@@ -417,17 +417,27 @@ void flight_recorder_report(struct flight_recorder *fr, const char *why, bool re
 void flight_recorder_on_panic(struct flight_recorder *fr, struct vcpu *vcpu, char *text,
 			      size_t len)
 {
-	char where[192];
-	struct kvm_regs r;
-	struct kvm_sregs s;
-	uint64_t ret = 0;
+	const struct panic_watch *pw = &fr->m->panic;
+	char where[192], msg[PANIC_MESSAGE_MAX + 4] = "";
 
-	if (vcpu_get_regs(vcpu, &r, &s) == 0)
-		return_address_at_sp(fr, &r, &s, &ret);
-	snprintf(text, len, "guest panic: panic() called from %s",
-		 ret ? sym(fr, ret, where, sizeof(where)) : "?");
+	(void)vcpu;
+	if (pw->message[0])
+		snprintf(msg, sizeof(msg), "\"%s\"; ", pw->message);
+	snprintf(text, len, "guest panic: %spanic() called from %s", msg,
+		 pw->caller ? sym(fr, pw->caller, where, sizeof(where)) : "?");
 	flight_recorder_report(fr, text, true, stderr);
 	snprintf(fr->end, sizeof(fr->end), "%s", text);
+}
+
+/* "; then <how the run ended>" after a panic's text, or that alone. */
+static void end_with(struct flight_recorder *fr, const char *how)
+{
+	size_t len = strlen(fr->end);
+
+	if (len)
+		snprintf(fr->end + len, sizeof(fr->end) - len, "; then %s", how);
+	else
+		snprintf(fr->end, sizeof(fr->end), "%s", how);
 }
 
 void flight_recorder_finish(struct flight_recorder *fr)
@@ -444,20 +454,10 @@ void flight_recorder_finish(struct flight_recorder *fr)
 		snprintf(why, sizeof(why), "hang: no new event for %g s (--hang-timeout)",
 			 fr->hang_timeout_s);
 		flight_recorder_report(fr, why, true, stderr);
-	} else {		/* A panic was reported when it happened; say how it ended. */
-		if (fr->end[0]) {
-			size_t len = strlen(fr->end);
-
-			snprintf(fr->end + len, sizeof(fr->end) - len, "; then %s",
-				 vm_stop_reason_name(reason));
-		}
-		return;
-	}
-	if (fr->end[0]) {
-		size_t len = strlen(fr->end);
-
-		snprintf(fr->end + len, sizeof(fr->end) - len, "; then %s", why);
 	} else {
-		snprintf(fr->end, sizeof(fr->end), "%s", why);
+		/* A panic was reported when it happened; name the end (which
+		 * reset path, which end of the panic). */
+		vm_stop_describe(&fr->m->vm, why, sizeof(why));
 	}
+	end_with(fr, why);
 }

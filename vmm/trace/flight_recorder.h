@@ -57,7 +57,8 @@ struct flight_recorder {
 	 * exit: the trampoline batch's count, the guest ring's head. */
 	const volatile uint64_t *_Atomic counters[2];
 
-	char end[192]; /* what ended the run, for END; "" when nothing special */
+	char end[512]; /* what ended the run, for END (a panic's message too);
+			* "" until the run has ended or a panic was reported */
 
 	struct machine *m;	   /* symbols, the vCPU, the stop state */
 	const struct graph *graph; /* --graph's return frames: the exact stack */

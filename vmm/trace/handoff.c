@@ -321,7 +321,7 @@ int handoff_attach(struct handoff *h, const struct handoff_config *cfg)
 void handoff_collect_guest_ring(struct handoff *h)
 {
 	struct et_ring *ring;
-	uint64_t head, first, start;
+	uint64_t head, first, start, incomplete = 0;
 
 	/* ring_bytes, not ring_paddr: a ring at guest-physical 0 is valid. */
 	if (!h->ring_bytes)
@@ -347,12 +347,26 @@ void handoff_collect_guest_ring(struct handoff *h)
 	for (uint64_t i = start; i < head; i++) {
 		struct et_ring_record ev = ring->records[i % ring->capacity];
 
-		/* A guest records calls, nothing else, whatever it wrote. */
+		/* A record is complete only once its writer stored its index in
+		 * cpu, last (abi.h): the run may have stopped in the middle of
+		 * one, or a later lap be rewriting its slot. */
+		if (ev.cpu != (uint32_t)i) {
+			incomplete++;
+			continue;
+		}
+		/* A guest records calls on one CPU, nothing else, whatever it
+		 * wrote. */
+		ev.cpu = h->rec->vcpu ? h->rec->vcpu->id : 0;
 		ev.kind = ET_REC_CALL;
 		ev.flags = ET_REC_SRC_GUEST;
 		if (h->fr)
 			flight_recorder_add_guest(h->fr, &ev);
 		trace_writer_events(h->rec->out, &ev, 1);
 		h->guest_events++;
+	}
+	if (incomplete) {
+		h->guest_lost += incomplete;
+		trace_writer_drops(h->rec->out, incomplete, 0,
+				   "incomplete in the guest ring (being written when the run ended)");
 	}
 }

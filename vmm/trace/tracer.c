@@ -366,7 +366,7 @@ int tracer_attach(struct tracer *t, struct machine *m, const struct trace_option
 
 int tracer_finish(struct tracer *t)
 {
-	char reason[128], write_error[320];
+	char reason[sizeof(t->fr.end)], write_error[320];
 	uint64_t dropped, recorded, lost;
 	int ret;
 
@@ -439,6 +439,15 @@ void tracer_print_summary(const struct tracer *t, FILE *out)
 			"earlytrace: trace: %zu sites not patched (bytes differed), %zu not restored "
 			"(the guest changed them)\n",
 			t->patches.refused, t->patches.modified_by_guest);
+	/* Calls a trampoline had reserved a record for but not finished when
+	 * tracing stopped (the run ended inside a recording, or inside an
+	 * interrupt nested in one): they never completed, so they are not in
+	 * the trace. */
+	if (tm->tramp.nr_pending)
+		fprintf(out,
+			"earlytrace: trampolines: %u calls were still being recorded when tracing "
+			"stopped; they are not in the trace\n",
+			tm->tramp.nr_pending);
 	if (tm->unknown_ip || tm->corrupt)
 		fprintf(out,
 			"earlytrace: trampolines: %" PRIu64 " records named no site, %" PRIu64

@@ -43,44 +43,49 @@ static struct patched_site *site_of(struct tramp_mode *tm, uint64_t ret, uint64_
 	return s ? s : site_patches_find(tm->patches, ip & mask);
 }
 
+/* One call a trampoline recorded: ret is the return address its site's
+ * call pushed. */
+static void record_call(struct tramp_mode *tm, uint64_t tsc, uint64_t ret, uint64_t parent)
+{
+	uint64_t mask = tm->tramp.tpl && tm->tramp.tpl->word_bytes == 4 ? 0xffffffffu : ~0ull;
+	struct patched_site *site = site_of(tm, ret & mask, mask);
+	struct et_ring_record ev = {
+		.tsc = tsc,
+		.ip = site ? site->vaddr : ((ret & mask) - X86_SITE_LEN) & mask,
+		.parent_ip = parent & mask,
+		.cpu = tm->cpu,
+		.kind = ET_REC_CALL,
+		.flags = ET_REC_SRC_TRAMPOLINE,
+	};
+
+	if (site) {
+		site->hits++;
+		if (tm->oneshot) /* the trampoline restored it */
+			site_patches_forget(tm->patches, site);
+	} else {
+		tm->unknown_ip++;
+	}
+	tm->events++;
+	recorder_record(tm->rec, &ev);
+}
+
+static void take_record(void *ctx, const struct et_ring_record *r)
+{
+	record_call(ctx, r->tsc, r->ip, r->parent_ip);
+}
+
 void tramp_mode_drain(struct tramp_mode *tm)
 {
-	uint64_t n, mask = tm->tramp.tpl && tm->tramp.tpl->word_bytes == 4 ? 0xffffffffu : ~0ull;
-	const struct et_ring_record *recs;
-	bool corrupt;
-
 	if (!tm->tramp.installed)
 		return;
-	recs = trampolines_batch(&tm->tramp, tm->gm, &n, &corrupt);
-	/* Callers drain before every exit event to keep order: an empty batch
-	 * needs no reset and is not a drain. */
-	if (!corrupt && n == 0)
+	/* Callers drain before every exit event to keep order: an untouched
+	 * batch needs no reset and is not a drain. */
+	if (!trampolines_batch_dirty(&tm->tramp, tm->gm))
 		return;
-	if (corrupt) {
+	if (trampolines_batch_take(&tm->tramp, tm->gm, take_record, tm) < 0) {
 		tm->corrupt++;
 		recorder_mark_now(tm->rec, "trampoline batch header overwritten by the guest: the "
 					   "events in it are lost");
-	}
-	for (uint64_t i = 0; i < n; i++) {
-		struct patched_site *site = site_of(tm, recs[i].ip, mask);
-		struct et_ring_record ev = {
-			.tsc = recs[i].tsc,
-			.ip = site ? site->vaddr : (recs[i].ip - X86_SITE_LEN) & mask,
-			.parent_ip = recs[i].parent_ip & mask,
-			.cpu = tm->cpu,
-			.kind = ET_REC_CALL,
-			.flags = ET_REC_SRC_TRAMPOLINE,
-		};
-
-		if (site) {
-			site->hits++;
-			if (tm->oneshot) /* the trampoline restored it */
-				site_patches_forget(tm->patches, site);
-		} else {
-			tm->unknown_ip++;
-		}
-		tm->events++;
-		recorder_record(tm->rec, &ev);
 	}
 	tm->tramp.drains++;
 	trampolines_batch_reset(&tm->tramp, tm->gm, batch_allowance(tm));
@@ -88,21 +93,23 @@ void tramp_mode_drain(struct tramp_mode *tm)
 
 void tramp_mode_drain_before_event(struct tramp_mode *tm)
 {
-	uint64_t n;
-	bool corrupt;
-
 	if (!tm->tramp.installed)
 		return;
-	trampolines_batch(&tm->tramp, tm->gm, &n, &corrupt);
-	if (n || corrupt || tm->rec->max_events)
+	if (trampolines_batch_dirty(&tm->tramp, tm->gm))
 		tramp_mode_drain(tm);
+	else if (tm->rec->max_events)
+		trampolines_batch_reset(&tm->tramp, tm->gm, batch_allowance(tm));
 }
 
-/* The guest's trampoline found its batch full. */
+/* The guest's trampoline found its batch full: drain, then record the
+ * call that found it full, which the trampoline passes in registers
+ * (ET_TB_DRAIN_RECORD: tsc in ebx:ecx, its site + 5 in esi, the parent in
+ * edi). Any other write only drains. */
 static void drain_port(void *opaque, uint64_t offset, uint8_t *data, uint32_t len,
 		       bool is_write)
 {
 	struct tramp_mode *tm = opaque;
+	struct kvm_regs regs;
 
 	(void)offset;
 	if (!is_write) {
@@ -113,6 +120,13 @@ static void drain_port(void *opaque, uint64_t offset, uint8_t *data, uint32_t le
 		return; /* a stray write after handoff: nothing to drain */
 	tm->tramp.full_drains++;
 	tramp_mode_drain(tm);
+	/* --max-events reached while draining: the run stops here, and this
+	 * call is past the limit. */
+	if (!recorder_room(tm->rec))
+		return;
+	if (len == 1 && data[0] == ET_TB_DRAIN_RECORD && vcpu_get_regs(tm->rec->vcpu, &regs, NULL) == 0)
+		record_call(tm, (regs.rbx & 0xffffffffu) << 32 | (regs.rcx & 0xffffffffu), regs.rsi,
+			    regs.rdi);
 }
 
 bool tramp_route_site(struct trampolines *tr, struct patched_site *s, bool oneshot,
@@ -176,7 +190,7 @@ const volatile uint64_t *tramp_mode_progress(struct tramp_mode *tm)
 	if (!tm->tramp.installed)
 		return NULL;
 	b = trampolines_batch_header(&tm->tramp, tm->gm);
-	return b ? &b->count : NULL;
+	return b ? (const volatile uint64_t *)&b->cursor : NULL;
 }
 
 void tramp_mode_detach(struct tramp_mode *tm)

@@ -9,7 +9,7 @@
 #ifndef EARLYTRACE_ABI_H
 #define EARLYTRACE_ABI_H
 
-#define ET_ABI_VERSION 1
+#define ET_ABI_VERSION 2
 
 /*
  * I/O ports owned by earlytrace. They sit in a block no PC device uses
@@ -45,14 +45,26 @@
 
 /*
  * The trampolines' batch header (struct et_tramp_batch below), as byte
- * offsets for the assembly templates in trampolines/.
+ * offsets for the assembly templates in trampolines/, and the guest ring
+ * header's (struct et_ring) for guestlib's __fentry__.
  */
 #define ET_TB_MAGIC 0x48435442u /* "BTCH" */
 #define ET_TB_OFF_RECORDS 8
 #define ET_TB_OFF_CAPACITY 16
-#define ET_TB_OFF_COUNT 24
+#define ET_TB_OFF_CURSOR 24
 #define ET_TB_HEADER_SIZE 64
-#define ET_TB_RECORD_SHIFT 5 /* records are 32 bytes */
+#define ET_TB_RECORD_BYTES 32
+/* The byte a full trampoline writes to ET_PORT_TRAMP_DRAIN: "drain, then
+ * record my call from ecx/ebx (TSC low/high), esi (site + 5) and edi
+ * (parent ip)". Any other byte asks for a drain only. */
+#define ET_TB_DRAIN_RECORD 1
+
+#define ET_RING_OFF_HEAD 24
+#define ET_RING_OFF_SLOT_MASK 56
+#define ET_RING_HEADER_SIZE 64
+#define ET_RING_RECORD_SHIFT 5 /* records are 32 bytes */
+/* A guest record's kind and flags as one 32-bit word (kind low). */
+#define ET_RING_GUEST_KIND_FLAGS (1 | 3 << 16) /* ET_REC_CALL, ET_REC_SRC_GUEST */
 
 #ifndef __ASSEMBLER__
 #include <stdint.h>
@@ -83,11 +95,23 @@ struct et_hypercall {
 
 /*
  * The guest's trace ring: a header followed by `capacity` fixed-size
- * records. Single producer (the guest), any number of readers (the VMM
- * reads it from guest memory at any time). `head` counts records ever
- * written; record i lives in slot i % capacity. When the ring is full the
- * oldest records are overwritten (a flight recorder) and `lost` counts
- * them, so a reader always knows exactly what it missed.
+ * records, one CPU's. Any number of readers (the VMM reads it from guest
+ * memory at any time). `head` counts records ever reserved; record i lives
+ * in slot i % capacity. When the ring is full the oldest records are
+ * overwritten (a flight recorder): the last `capacity` are kept, so a
+ * reader always knows exactly what it missed.
+ *
+ * Writers on the ring's CPU may nest (an interrupt or NMI inside a
+ * recording records too), so a record is reserved, then written:
+ *   1. i = head++ in one instruction (xadd): the slot is this writer's;
+ *   2. tsc, ip, parent_ip, kind and flags;
+ *   3. cpu = (uint32_t)i, last: the record is complete.
+ * A guest-written record (index >= vmm_events) is complete only while its
+ * slot's cpu field holds its own index's low 32 bits: a record still being
+ * written, or one whose slot a later lap reused, says another index.
+ * Readers report guest records as cpu 0 (guestlib traces one CPU). The
+ * first vmm_events records are the VMM's, written at the handoff, complete,
+ * with their own cpu.
  */
 #define ET_RING_MAGIC 0x474e5254u /* "TRNG" */
 
@@ -168,31 +192,49 @@ struct et_ring {
 	uint32_t record_size; /* sizeof(struct et_ring_record) */
 	uint32_t capacity;    /* number of record slots after the header */
 	uint64_t tsc_khz;     /* guest TSC frequency, 0 if unknown */
-	volatile uint64_t head; /* records ever written */
-	volatile uint64_t lost; /* records overwritten before anyone read them */
+	volatile uint64_t head; /* records ever reserved (32-bit writers: the
+				 * low half only) */
+	/* Records overwritten before anyone read them: head - capacity once
+	 * head passes capacity. The writer does not keep it (that would cost
+	 * every call); it is set when tracing stops (et_trace_stop) and by the
+	 * VMM at the handoff. */
+	volatile uint64_t lost;
 	uint64_t vmm_events;  /* how many of the first records came from the VMM */
 	uint64_t vmm_dropped; /* events the VMM dropped before the handoff */
-	uint64_t reserved;
+	/* The writer's slot of record i is i & slot_mask (guestlib rings
+	 * have a power-of-two capacity; readers use capacity). */
+	uint64_t slot_mask;
 	struct et_ring_record records[];
 };
 /*
  * The batch a trampoline records into. The VMM writes it into guest memory
- * with the trampolines and owns every field but `count`, which the
- * trampoline bumps after filling records[count] (tsc, ip = the return
- * address the site's call pushed, parent_ip; the VMM fills in the rest and
- * turns the return address into the site's address while draining). When
- * count reaches capacity the trampoline writes to ET_PORT_TRAMP_DRAIN and
- * retries; the VMM has set count back to 0 by then. Records follow the
- * header at offset `records`. One batch per vCPU.
+ * with the trampolines and owns every field but `cursor` and the records.
+ * Records are filled from the array's start towards its end; `cursor` is
+ * where the next one goes, as a byte offset from the array's end (negative
+ * while there is room; 32-bit kernels use its low half, sign-extended).
+ * A trampoline reserves a record with one xadd of 32 to `cursor` (one vCPU
+ * per batch: an interrupt or NMI nested in a recording sees the cursor
+ * already moved), fills tsc, parent_ip and, last, ip (the return address
+ * the site's call pushed): ip != 0 says the record is complete (the VMM
+ * zeroes records before it hands them out again). When the xadd finds no
+ * room the trampoline writes ET_TB_DRAIN_RECORD to ET_PORT_TRAMP_DRAIN: the
+ * VMM takes the complete records, records that call itself from its
+ * registers, and sets the cursor back. A record reserved but not yet
+ * complete when the VMM drains (a recording interrupted, a run stopped in
+ * the middle of one) stays reserved until a later drain finds it complete.
+ * The VMM fills in cpu, kind, flags and turns each return address into its
+ * site. One batch per vCPU.
  */
 struct et_tramp_batch {
 	uint32_t magic;	      /* ET_TB_MAGIC */
 	uint32_t abi_version; /* ET_ABI_VERSION */
 	uint64_t records;     /* offset of the record array from this header */
-	uint64_t capacity;    /* records before the next drain (VMM-set) */
-	volatile uint64_t count; /* records filled since the last drain */
+	uint64_t capacity;    /* records in the array */
+	volatile int64_t cursor; /* the next record, from the array's end */
+	int64_t start;	      /* the cursor after the last drain (VMM-set; the
+			       * VMM keeps its own copy) */
 	uint64_t drains;      /* drains so far (VMM-kept, for reports) */
-	uint64_t reserved[3];
+	uint64_t reserved[2];
 };
 
 /* The layouts are the ABI: both compilers must agree on them. */
@@ -207,8 +249,13 @@ ET_ABI_ASSERT(sizeof(struct et_ring) == 64, "ring header is 64 bytes");
 ET_ABI_ASSERT(sizeof(struct et_tramp_batch) == ET_TB_HEADER_SIZE, "batch header is 64 bytes");
 ET_ABI_ASSERT(__builtin_offsetof(struct et_tramp_batch, records) == ET_TB_OFF_RECORDS, "");
 ET_ABI_ASSERT(__builtin_offsetof(struct et_tramp_batch, capacity) == ET_TB_OFF_CAPACITY, "");
-ET_ABI_ASSERT(__builtin_offsetof(struct et_tramp_batch, count) == ET_TB_OFF_COUNT, "");
-ET_ABI_ASSERT(sizeof(struct et_ring_record) == 1u << ET_TB_RECORD_SHIFT, "");
+ET_ABI_ASSERT(__builtin_offsetof(struct et_tramp_batch, cursor) == ET_TB_OFF_CURSOR, "");
+ET_ABI_ASSERT(sizeof(struct et_ring_record) == ET_TB_RECORD_BYTES, "");
+ET_ABI_ASSERT(sizeof(struct et_ring_record) == 1u << ET_RING_RECORD_SHIFT, "");
+ET_ABI_ASSERT(__builtin_offsetof(struct et_ring, head) == ET_RING_OFF_HEAD, "");
+ET_ABI_ASSERT(__builtin_offsetof(struct et_ring, slot_mask) == ET_RING_OFF_SLOT_MASK, "");
+ET_ABI_ASSERT(__builtin_offsetof(struct et_ring, records) == ET_RING_HEADER_SIZE, "");
+ET_ABI_ASSERT(__builtin_offsetof(struct et_ring_record, cpu) == 24, "");
 
 /* An exit event, unpacked (see "the exit encoding" above). */
 struct et_exit {

@@ -65,19 +65,19 @@ int64_t et_hypercall(uint32_t nr, uint64_t arg0, uint64_t arg1);
 /*
  * Lays a struct et_ring over buf[0, bytes): header, then as many records as
  * fit, rounded down to a power of two (so recording needs no division; at
- * most 2^31). Returns 0, or ET_E_INVAL if not even one record fits.
+ * most 2^31), every one empty. Returns 0, or ET_E_INVAL if not even one
+ * record fits.
  */
 int et_ring_init(struct et_ring *r, size_t bytes, uint64_t tsc_khz);
 
 /*
- * Appends one record, overwriting the oldest (and counting it in `lost`)
- * when the ring is full. Single producer: the caller guarantees no other
- * et_ring_record on the same ring runs meanwhile (on one CPU: interrupts
- * off, as the fentry path does). Readers may read concurrently; see ring.c
- * for the protocol.
+ * Copies record i (counted from the ring's first, as head counts) into
+ * *out if the ring still holds it complete: 1, else 0 (not written yet,
+ * overwritten, or still being written). Guest records come out as cpu 0.
+ * Safe against writers nested in the reader (ring.c says how). Rings from
+ * et_ring_init only (a power-of-two capacity).
  */
-void et_ring_record(struct et_ring *r, uint64_t tsc, uint64_t ip, uint64_t parent_ip,
-		    uint32_t cpu, uint16_t kind, uint16_t flags);
+int et_ring_read(const struct et_ring *r, uint64_t i, struct et_ring_record *out);
 
 /* Reads the TSC. */
 static inline __attribute__((always_inline)) uint64_t et_rdtsc(void)
