@@ -23,6 +23,7 @@
 
 #include "tests/boot/trace_checks.h"
 #include "tests/boot/vmm_process.h"
+#include "tests/fixtures.h"
 #include "trampolines/templates.h"
 #include "vmm/loader/kernel_image.h"
 #include "vmm/symbols/symbols.h"
