@@ -582,10 +582,12 @@ int fuzz_hypercall(const uint8_t *data, size_t size)
 			break;
 		}
 		}
+		/* The tracer's periodic read, between the guest's steps. */
+		handoff_read_guest_ring(&v.t.handoff, false);
 	}
 	/* The end of the run, as tracer_finish() does it. */
 	tracer_stop_capture(&v.t, NULL);
-	handoff_collect_guest_ring(&v.t.handoff);
+	handoff_read_guest_ring(&v.t.handoff, true);
 	vmm_free(&v);
 	return 0;
 }

@@ -134,3 +134,65 @@ TEST(LinuxFollow, KernelRingAgreesWithTheKernelsOwnDump)
 	EXPECT_NE(marks.find("follow: blind window of"), std::string::npos) << marks;
 	EXPECT_NE(marks.find("NMI sent at trace_init (--nmi-at)"), std::string::npos) << marks;
 }
+
+// Every end reads the kernel's ring, --timeout too: the kernel boots to
+// its /init, which waits for a shell's input that never comes, until
+// --timeout ends the run; the trace then holds the kernel's calls of the
+// whole boot up to that moment. Minutes here: behind the slow-test switch.
+TEST(LinuxFollow, TimeoutKeepsTheKernelsEventsUpToThatMoment)
+{
+	REQUIRE_KVM();
+	std::string vmlinuz = debian_kernel_dir() + "/vmlinuz";
+	if (!file_exists(vmlinuz) || !file_exists(initramfs_path()))
+		GTEST_SKIP() << "needs images/fetch-debian-kernel.sh and images/make-initramfs.sh";
+	if (!getenv("EARLYTRACE_SLOW_TESTS"))
+		GTEST_SKIP() << "a stock-kernel boot to /init; set EARLYTRACE_SLOW_TESTS=1 to run it";
+	const int timeout_s = 600;
+	TempDir d;
+	std::string out = d.file("follow-timeout.trace");
+	VmmRun run;
+	run.args = { "trace", "--kernel", vmlinuz, "--initrd", initramfs_path(), "--mem", "256M",
+		     "--append", "console=ttyS0 et_init=shell", "--follow", "-f", "*_init",
+		     "--output", out, "--timeout", std::to_string(timeout_s) };
+	run.harness_timeout_s = timeout_s + 60;
+	VmmResult r = run_vmm(run);
+	ASSERT_EQ(r.status, 124) << r.err << r.out.substr(r.out.size() > 3000 ? r.out.size() - 3000 : 0);
+	EXPECT_NE(r.err.find("(--timeout)"), std::string::npos) << r.err;
+	EXPECT_NE(r.out.find("Run /init as init process"), std::string::npos)
+		<< r.out.substr(r.out.size() > 3000 ? r.out.size() - 3000 : 0);
+
+	struct trace_reader *reader = nullptr;
+	ASSERT_EQ(trace_reader_open(&reader, out.c_str()), 0) << et_last_error();
+	const struct trace_info *info = trace_reader_info(reader);
+	const struct symtab *tab = trace_reader_symtab(reader);
+	std::set<std::string> kernel_names;
+	struct trace_record rec;
+	uint64_t last_tsc = 0;
+	bool ordered = true;
+	while (trace_reader_next(reader, &rec) == 1) {
+		if (rec.type != TRACE_REC_EVENTS)
+			continue;
+		for (size_t i = 0; i < rec.nr_events; i++) {
+			const et_ring_record &e = rec.events[i];
+			if (et_rec_kind(&e) != ET_REC_CALL)
+				continue;
+			ordered &= e.tsc >= last_tsc;
+			last_tsc = e.tsc;
+			const struct symbol *s = symtab_lookup(tab, e.ip, nullptr);
+			if ((e.flags & ET_REC_F_FTRACE) && s)
+				kernel_names.insert(s->name);
+		}
+	}
+	const uint64_t nr_ftrace = info->nr_ftrace, dropped = info->dropped;
+	char state_buf[256];
+	std::string state = trace_reader_state(reader, state_buf, sizeof(state_buf));
+	trace_reader_close(reader);
+	EXPECT_NE(state.find("timeout"), std::string::npos) << state;
+	EXPECT_TRUE(ordered);
+	EXPECT_EQ(dropped, 0u);
+	// The kernel's calls from the whole boot: start_kernel's trace_init,
+	// then kernel_init and driver_init in the first task, later.
+	EXPECT_GT(nr_ftrace, 1000u);
+	for (const char *fn : { "trace_init", "kernel_init", "driver_init" })
+		EXPECT_TRUE(kernel_names.count(fn)) << fn << " of " << nr_ftrace;
+}
