@@ -190,9 +190,10 @@ TEST(LinuxFollow, TimeoutKeepsTheKernelsEventsUpToThatMoment)
 	EXPECT_NE(state.find("timeout"), std::string::npos) << state;
 	EXPECT_TRUE(ordered);
 	EXPECT_EQ(dropped, 0u);
-	// The kernel's calls from the whole boot: start_kernel's trace_init,
-	// then kernel_init and driver_init in the first task, later.
+	// The kernel's calls from the whole boot: start_kernel's rcu_init (just
+	// after the tracer started; kernel/trace/ itself is never traced), then
+	// kernel_init and driver_init in the first task, later.
 	EXPECT_GT(nr_ftrace, 1000u);
-	for (const char *fn : { "trace_init", "kernel_init", "driver_init" })
+	for (const char *fn : { "rcu_init", "kernel_init", "driver_init" })
 		EXPECT_TRUE(kernel_names.count(fn)) << fn << " of " << nr_ftrace;
 }
