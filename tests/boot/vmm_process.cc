@@ -51,11 +51,16 @@ VmmResult run_vmm(const VmmRun &run)
 		dup2(err[1], 2);
 		if (run.as_nobody && (setgid(65534) || setuid(65534)))
 			_exit(126);
+		for (int sig = 1; sig < NSIG; sig++)
+			if (sig != SIGKILL && sig != SIGSTOP)
+				signal(sig, SIG_DFL);
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, nullptr);
 		if (run.fsize_limit) {
-			// A full disk for the trace file: writes past the limit
-			// fail with EFBIG instead of killing the process.
+			// Writes past the limit raise SIGXFSZ (default: the
+			// process dies), which the VMM itself must deal with.
 			struct rlimit rl = { (rlim_t)run.fsize_limit, (rlim_t)run.fsize_limit };
-			signal(SIGXFSZ, SIG_IGN);
 			if (setrlimit(RLIMIT_FSIZE, &rl))
 				_exit(126);
 		}
@@ -99,6 +104,12 @@ VmmResult run_vmm(const VmmRun &run)
 				continue;
 			}
 			(i == 0 ? res.out : res.err).append(buf, (size_t)n);
+		}
+		if (run.close_stdout && fds[0].fd >= 0 && !run.wait_for.empty() &&
+		    res.out.find(run.wait_for) != std::string::npos) {
+			close(fds[0].fd);
+			fds[0].fd = -1;
+			open_fds--;
 		}
 		if (run.send_signal && !signalled && signal_at == 0 && !run.wait_for.empty() &&
 		    res.out.find(run.wait_for) != std::string::npos) {

@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -416,9 +418,20 @@ static int check_after_run(int status, const char *path, bool temporary)
 	return status ? status : check;
 }
 
+/* A signal that came while the trace file was finished or printed: the
+ * work went on (it is bounded by the file), the status says so. */
+static int signal_after_run(int status, int sig)
+{
+	if (!sig)
+		return status;
+	et_warn("stopped by signal %d (%s) after the run; the trace file was finished", sig,
+		machine_signal_describe(sig));
+	return status >= EXIT_STATUS_SIGNAL_BASE ? status : EXIT_STATUS_SIGNAL_BASE + sig;
+}
+
 int cmd_trace(int argc, char **argv)
 {
-	char tmp_path[] = "/tmp/earlytrace-XXXXXX";
+	char tmp_path[PATH_MAX];
 	static struct machine machine; /* large, and signal handlers point at it */
 	static struct tracer tracer;
 	struct trace_options opts;
@@ -441,12 +454,21 @@ int cmd_trace(int argc, char **argv)
 		trace_cleanup(&opts);
 		return EXIT_STATUS_ERROR;
 	}
+	/* From here a signal ends the run cleanly, never the process: the
+	 * file gets its END, a temporary one is removed. */
+	machine_signals_catch();
 	if (!opts.output) {
-		int fd = mkstemp(tmp_path);
+		const char *dir = getenv("TMPDIR");
+		int fd;
+
+		snprintf(tmp_path, sizeof(tmp_path), "%s/earlytrace-XXXXXX",
+			 dir && dir[0] && strlen(dir) < sizeof(tmp_path) - 32 ? dir : "/tmp");
+		fd = mkstemp(tmp_path);
 
 		if (fd < 0) {
 			fprintf(stderr, "earlytrace: cannot create a temporary trace file: %s\n",
 				strerror(errno));
+			machine_signals_release();
 			trace_cleanup(&opts);
 			return EXIT_STATUS_ERROR;
 		}
@@ -457,6 +479,7 @@ int cmd_trace(int argc, char **argv)
 		et_print_error();
 		if (opts.output == tmp_path)
 			unlink(tmp_path);
+		machine_signals_release();
 		trace_cleanup(&opts);
 		return EXIT_STATUS_ERROR;
 	}
@@ -477,13 +500,17 @@ int cmd_trace(int argc, char **argv)
 	machine_destroy(&machine);
 	if (ran && opts.expect)
 		status = check_after_run(status, opts.output, opts.output == tmp_path);
-	if (opts.output == tmp_path && opts.expect) {
-		unlink(tmp_path); /* the KTAP report stands in for the printed trace */
+	if (opts.output == tmp_path &&
+	    (opts.expect || status == EXIT_STATUS_SIGNAL_BASE + SIGPIPE)) {
+		/* The KTAP report stands in for the printed trace; after a
+		 * SIGPIPE nobody reads standard output any more. */
+		unlink(tmp_path);
 	} else if (opts.output == tmp_path && print_and_remove(tmp_path)) {
 		et_print_error();
 		if (status == 0)
 			status = EXIT_STATUS_ERROR;
 	}
+	status = signal_after_run(status, machine_signals_release());
 	trace_cleanup(&opts);
 	return status;
 }
