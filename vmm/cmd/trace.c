@@ -20,6 +20,7 @@
 #include "vmm/libvirt/plugin.h"
 #include "vmm/report/report.h"
 #include "vmm/kvm/stop.h"
+#include "vmm/util/output_file.h"
 
 const char cli_trace_usage[] =
 	"Usage: earlytrace trace --kernel FILE [OPTIONS]\n"
@@ -50,7 +51,8 @@ const char cli_trace_usage[] =
 	"      --hang-timeout S   end the run as hung after S seconds without a\n"
 	"                         new event, with a flight-recorder report\n"
 	"  -o, --output FILE      trace file; without one, the trace is printed\n"
-	"                         in ftrace's text format when the run ends\n"
+	"                         in ftrace's text format when the run ends;\n"
+	"                         a file another run is writing is refused\n"
 	"  -f, --filter GLOB      trace only matching functions (repeatable)\n"
 	"  -n, --notrace GLOB     never trace matching functions (repeatable)\n"
 	"      --buf-size SIZE    host event buffer, e.g. 64M (default 64M; 32\n"
@@ -389,6 +391,9 @@ static void warn_untraceable(void *ctx, const struct expect_list *l, const struc
 static int trace_prepare(struct trace_options *o)
 {
 	if (libvirt_plugin_domain_load(&trace_domain, &o->run))
+		return -1;
+	const char *inputs[] = { o->run.kernel, o->run.initrd, o->run.symbols, o->expect };
+	if (output_refuse_inputs("--output", o->output, inputs, 4))
 		return -1;
 	if (!o->expect)
 		return 0;
