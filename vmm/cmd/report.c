@@ -111,6 +111,8 @@ int cmd_report(int argc, char **argv)
 	in = trace_reader_info(r);
 	if (!ret && report_note()[0])
 		fprintf(stderr, "earlytrace: note: %s\n", report_note());
+	if (!ret && in->doubt[0])
+		fprintf(stderr, "earlytrace: warning: %s: %s\n", opts.trace_file, in->doubt);
 	if (!ret && in->truncated)
 		fprintf(stderr, "earlytrace: note: %s is truncated after %llu events\n",
 			opts.trace_file, (unsigned long long)in->nr_events);

@@ -168,6 +168,10 @@ struct trace_info {
 
 	bool truncated;		  /* the final record was cut short */
 	uint64_t truncated_at;	  /* its offset */
+	/* Why the file cannot be believed, "" when nothing says so: its
+	 * events disagree with END's count (records removed from the middle
+	 * or repeated, CRCs valid), records follow END (not read). */
+	const char *doubt;
 	uint64_t data_size;	  /* bytes of complete records incl. header */
 };
 
