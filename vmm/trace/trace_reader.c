@@ -18,6 +18,7 @@
 #include <zlib.h>
 
 #include "vmm/error.h"
+#include "vmm/util/input_file.h"
 
 struct name_block {
 	struct name_block *next;
@@ -607,11 +608,9 @@ int trace_reader_open(struct trace_reader **rp, const char *path)
 		return et_error("out of memory");
 	}
 	fill_strings(r);
-	r->f = fopen(path, "rb");
-	if (!r->f) {
-		et_error_errno("cannot open trace file %s", path);
+	r->f = input_fopen("trace file ", path); /* never blocks on a FIFO */
+	if (!r->f)
 		goto fail;
-	}
 	if (fstat(fileno(r->f), &st)) {
 		et_error_errno("trace file %s", path);
 		goto fail;
@@ -746,9 +745,8 @@ int trace_reader_dup(const struct trace_reader *r, uint64_t offset, struct trace
 		return et_error("out of memory");
 	}
 	fill_strings(d);
-	d->f = fopen(d->path, "rb");
+	d->f = input_fopen("trace file ", d->path);
 	if (!d->f) {
-		et_error_errno("cannot open trace file %s", d->path);
 		trace_reader_close(d);
 		return -1;
 	}
