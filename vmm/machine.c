@@ -243,6 +243,30 @@ static char *effective_cmdline(const struct machine *m, const struct cpu_model *
 	return cmdline ? add_params(cmdline, o->extra_params, o->extra_params_why) : NULL;
 }
 
+/*
+ * A command line longer than the kernel takes would be cut by the guest
+ * without a word: refuse it, naming the limit, and when earlytrace's own
+ * additions are what pushes it over, say so and how many bytes they are.
+ */
+static int check_cmdline_length(const struct machine *m, const struct run_options *o,
+				const char *cmdline)
+{
+	const char *source;
+	size_t max = boot_cmdline_max(&m->kernel, &source);
+	size_t len = strlen(cmdline), user = o->append ? strlen(o->append) : 0;
+
+	if (len <= max)
+		return 0;
+	if (user > max)
+		return et_error("--append: the kernel command line is %zu bytes; this kernel takes "
+				"at most %zu (%s)",
+				user, max, source);
+	return et_error("--append: %zu bytes, with the %zu earlytrace adds (see above), make a "
+			"%zu-byte command line; this kernel takes at most %zu (%s): shorten "
+			"--append by %zu bytes",
+			user, len - user, len, max, source, len - max);
+}
+
 /* protocol: resolved already (boot_choose_protocol()). */
 static int load_guest(struct machine *m, const struct run_options *o,
 		      const struct cpu_model *model, enum boot_protocol protocol)
@@ -266,6 +290,10 @@ static int load_guest(struct machine *m, const struct run_options *o,
 	cmdline = effective_cmdline(m, model, o);
 	if (!cmdline)
 		return -1;
+	if (check_cmdline_length(m, o, cmdline)) {
+		free(cmdline);
+		return -1;
+	}
 	boot.cmdline = cmdline;
 	ret = boot_prepare(&m->vm.mem, &m->kernel, &boot, &regs, &sregs);
 	free(cmdline);

@@ -47,7 +47,14 @@ VmmResult run_vmm(const VmmRun &run)
 		// No terminal on stdin: the VMM must not wait for keys.
 		int devnull = open("/dev/null", O_RDONLY);
 		dup2(devnull, 0);
-		dup2(out[1], 1);
+		if (!run.stdout_path.empty()) {
+			int fd = open(run.stdout_path.c_str(), O_WRONLY);
+			if (fd < 0)
+				_exit(126);
+			dup2(fd, 1);
+		} else {
+			dup2(out[1], 1);
+		}
 		dup2(err[1], 2);
 		if (run.as_nobody && (setgid(65534) || setuid(65534)))
 			_exit(126);

@@ -21,6 +21,8 @@ struct VmmRun {
 	double signal_delay_s = 0;	   // ...this long after it appeared
 	bool as_nobody = false;		   // drop root first (uid/gid 65534)
 	long fsize_limit = 0;		   // RLIMIT_FSIZE in bytes; 0: none
+	std::string stdout_path;	   // its stdout goes to this file (e.g. /dev/full),
+					   // not to res.out
 	bool close_stdout = false;	   // when wait_for appears: close our end of its
 					   // stdout (a reader that went away), no signal
 };

@@ -47,7 +47,8 @@ const char cli_trace_usage[] =
 	"                         (comma-separated numbers or names, e.g.\n"
 	"                         efer,pat,0x1a0; at most 16)\n"
 	"      --tail N           the flight recorder: events printed when the\n"
-	"                         guest crashes, panics or hangs (default 50)\n"
+	"                         guest crashes, panics or hangs (default 50,\n"
+	"                         at most 100000)\n"
 	"      --hang-timeout S   end the run as hung after S seconds without a\n"
 	"                         new event, with a flight-recorder report\n"
 	"  -o, --output FILE      trace file; without one, the trace is printed\n"
@@ -229,7 +230,13 @@ static int trace_option(int c, const char *arg, struct trace_options *o)
 	case OPT_TRACE_MSR:
 		return parse_msr_list(arg, o);
 	case OPT_TAIL:
-		return parse_count("--tail", arg, &o->tail);
+		if (parse_count("--tail", arg, &o->tail))
+			return -1;
+		if (o->tail > TRACE_MAX_TAIL)
+			return et_error("--tail: %s is more than %d events (the trace file has them "
+					"all)",
+					arg, TRACE_MAX_TAIL);
+		return 0;
 	case OPT_FOLLOW:
 		o->follow = true;
 		return 0;
