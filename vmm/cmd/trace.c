@@ -83,7 +83,7 @@ const char cli_trace_usage[] =
 	"\n"
 	"Machine options, as for 'earlytrace run': -k/--kernel, -i/--initrd,\n"
 	"-p/--append, -m/--mem, --timeout, --cpu, --boot, --symbols, --debug-io,\n"
-	"--on-panic, --connect, --domain.\n"
+	"--on-panic, --nmi-at, --connect, --domain.\n"
 	"Every dropped event is counted in the file and the summary. Read the file\n"
 	"with 'earlytrace report'.\n";
 

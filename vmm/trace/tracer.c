@@ -199,12 +199,26 @@ static void on_guest_panic(void *ctx, struct vcpu *vcpu)
 	recorder_mark_now(&t->rec, text);
 }
 
+/* Something the VMM did to the guest (--nmi-at's NMI): a mark in the
+ * timeline, after the calls the trampolines recorded before it. */
+static void on_machine_note(void *ctx, struct vcpu *vcpu, const char *text)
+{
+	struct tracer *t = ctx;
+
+	(void)vcpu;
+	if (t->capturing)
+		tramp_mode_drain(&t->tramp);
+	recorder_mark_now(&t->rec, text);
+}
+
 /* The flight recorder: a panic hook, and a watchdog that also sees the
  * calls trampolines record without an exit. */
 static int start_flight_recorder(struct tracer *t)
 {
 	t->m->panic_hook = on_guest_panic;
 	t->m->panic_hook_ctx = t;
+	t->m->note_hook = on_machine_note;
+	t->m->note_hook_ctx = t;
 	flight_recorder_watch(&t->fr, 0, tramp_mode_progress(&t->tramp));
 	return flight_recorder_start(&t->fr, t->o->hang_timeout_s);
 }
