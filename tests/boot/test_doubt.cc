@@ -160,3 +160,27 @@ TEST(Doubt, FileShrinksBetweenPasses)
 		<< et_last_error();
 	trace_reader_close(r);
 }
+
+// The merge's second reader reads the file the first one has open, not
+// whatever the name leads to now: `earlytrace trace` without -o removes
+// its temporary file before printing it.
+TEST(Doubt, SecondReaderFollowsTheOpenFileNotTheName)
+{
+	TempDir d;
+	std::string t = d.file("t.trace");
+	write_small_trace(t);
+	struct trace_reader *r = nullptr, *dup = nullptr;
+	ASSERT_EQ(trace_reader_open(&r, t.c_str()), 0) << et_last_error();
+	ASSERT_EQ(unlink(t.c_str()), 0);
+	uint64_t offset;
+	size_t index;
+	ASSERT_TRUE(trace_reader_run(r, 0, &offset, &index));
+	ASSERT_EQ(trace_reader_dup(r, offset, &dup), 0) << et_last_error();
+	struct trace_record rec;
+	uint64_t events = 0;
+	while (trace_reader_next(dup, &rec) == 1)
+		events += rec.nr_events;
+	EXPECT_EQ(events, 40u);
+	trace_reader_close(dup);
+	trace_reader_close(r);
+}

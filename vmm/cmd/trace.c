@@ -364,20 +364,27 @@ int cli_parse_trace(int argc, char **argv, struct trace_options *o)
 	return o->follow ? follow_params(o) : 0;
 }
 
-/* Without -o: a temporary file, printed as ftrace text at the end. */
-static int print_and_remove(const char *path)
+/* Without -o: a temporary file, printed as ftrace text at the end. It is
+ * opened, then removed at once (the reader keeps it open), so nothing that
+ * ends the printing leaves it behind. NULL with an error if it cannot be
+ * read. */
+static struct trace_reader *open_and_remove(const char *path)
 {
 	struct trace_reader *r;
+
+	if (trace_reader_open(&r, path))
+		r = NULL;
+	unlink(path);
+	return r;
+}
+
+static int print_trace(struct trace_reader *r)
+{
 	int ret;
 
-	if (trace_reader_open(&r, path)) {
-		unlink(path);
-		return -1;
-	}
 	fflush(stdout);
 	ret = report_ftrace(r, stdout);
 	trace_reader_close(r);
-	unlink(path);
 	return ret;
 }
 
@@ -448,7 +455,8 @@ int cmd_trace(int argc, char **argv)
 	static struct tracer tracer;
 	struct trace_options opts;
 	int status = EXIT_STATUS_ERROR;
-	bool ran = false, finished;
+	bool ran = false, finished, print_failed = false;
+	struct trace_reader *printed = NULL;
 
 	et_clear_error();
 	if (cli_parse_trace(argc, argv, &opts)) {
@@ -517,12 +525,20 @@ int cmd_trace(int argc, char **argv)
 		/* The KTAP report stands in for the printed trace; after a
 		 * SIGPIPE nobody reads standard output any more. */
 		unlink(tmp_path);
-	} else if (opts.output == tmp_path && print_and_remove(tmp_path)) {
+	} else if (opts.output == tmp_path) {
+		printed = open_and_remove(tmp_path);
+		print_failed = !printed;
+	}
+	/* The file is finished and no temporary one is left: from here the
+	 * signals act as usual (Ctrl-C stops a long printout). */
+	status = signal_after_run(status, machine_signals_release());
+	if (printed)
+		print_failed = print_trace(printed) != 0;
+	if (print_failed) {
 		et_print_error();
 		if (status == 0)
 			status = EXIT_STATUS_ERROR;
 	}
-	status = signal_after_run(status, machine_signals_release());
 	trace_cleanup(&opts);
 	return status;
 }

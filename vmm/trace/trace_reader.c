@@ -738,6 +738,7 @@ bool trace_reader_run(const struct trace_reader *r, size_t i, uint64_t *offset, 
 int trace_reader_dup(const struct trace_reader *r, uint64_t offset, struct trace_reader **out)
 {
 	struct trace_reader *d = calloc(1, sizeof(*d));
+	char proc[64];
 
 	*out = NULL;
 	if (!d || !(d->path = strdup(r->path))) {
@@ -745,7 +746,13 @@ int trace_reader_dup(const struct trace_reader *r, uint64_t offset, struct trace
 		return et_error("out of memory");
 	}
 	fill_strings(d);
-	d->f = input_fopen("trace file ", d->path);
+	/* The same file the first reader has open, even when its name is
+	 * gone (earlytrace trace removes its temporary file before printing
+	 * it) or now names another file. */
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fileno(r->f));
+	d->f = fopen(proc, "rb");
+	if (!d->f)
+		d->f = input_fopen("trace file ", d->path);
 	if (!d->f) {
 		trace_reader_close(d);
 		return -1;
