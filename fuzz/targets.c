@@ -946,6 +946,7 @@ const struct fuzz_target fuzz_targets[] = {
 	{ "ftrace_page", fuzz_ftrace_page },
 	{ "ftrace_ring", fuzz_ftrace_ring },
 	{ "panic_message", fuzz_panic_message },
+	{ "domain_xml", fuzz_domain_xml },
 	{ NULL, NULL },
 };
 

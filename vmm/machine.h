@@ -84,6 +84,22 @@ void machine_kick(struct machine *m);
 void machine_destroy(struct machine *m);
 
 /*
+ * From now on, every signal that would end the process and can be caught
+ * (SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGALRM, ...) stops the run instead:
+ * one before machine_run() stops it as soon as it starts, one after it is
+ * kept. Commands call this before they create anything a signal would
+ * leave behind (a temporary file).
+ */
+void machine_signals_catch(void);
+
+/* Puts the signals back as they were; returns the last one that came in
+ * after the run (or with no run), 0 if none did. */
+int machine_signals_release(void);
+
+/* "SIGPIPE: the console's reader went away": what a signal means here. */
+const char *machine_signal_describe(int sig);
+
+/*
  * Calls fn in the vCPU's own thread, with the guest stopped, every
  * period_s seconds of the run (a thread kicks the vCPU out of KVM_RUN;
  * the guest TSC runs with host time, so this is a steady period of guest

@@ -381,11 +381,14 @@ int tracer_attach(struct tracer *t, struct machine *m, const struct trace_option
 	    tramp_mode_attach(&t->tramp, o->mode, m, &t->patches, &t->rec, o->oneshot,
 			      o->batch_events) ||
 	    graph_attach(&t->graph, o->graph, &m->kernel, &m->symbols, &m->vm.mem, &t->rec) ||
-	    open_output(t) || arm_until(t) ||
-	    attach_handoff(t) ||
+	    arm_until(t) || attach_handoff(t) ||
 	    exit_events_attach(&t->exits, &m->vcpu, &t->rec, &t->tramp, o->trace_msrs,
 			       o->nr_trace_msrs, o->no_exits) ||
 	    guest_debug_set_int3(&m->vcpu, on_int3, t))
+		return -1;
+	/* Last: a bad --until or --handoff must not have replaced an
+	 * existing file. */
+	if (open_output(t))
 		return -1;
 	site_patches_arm(&t->patches, &m->vm.mem);
 	t->capturing = true;
