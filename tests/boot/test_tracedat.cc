@@ -17,6 +17,7 @@
 #include "tests/boot/vmm_process.h"
 #include "tests/fixtures.h"
 #include "tests/tracedat_check.h"
+#include "vmm/error.h"
 
 namespace {
 
@@ -76,6 +77,22 @@ std::vector<Line> trace_cmd_lines(const std::string &dat)
 		lines.push_back(x);
 	}
 	return lines;
+}
+
+// The trace file's time zero (its CLOCK record) in seconds of raw TSC, as
+// trace-cmd converts the x86-tsc clock.
+double time_zero_seconds(const std::string &etr)
+{
+	trace_reader *r = nullptr;
+	EXPECT_EQ(trace_reader_open(&r, etr.c_str()), 0) << et_last_error();
+	if (!r)
+		return 0;
+	const trace_info *in = trace_reader_info(r);
+	EXPECT_TRUE(in->has_origin) << etr;
+	EXPECT_NE(in->tsc_khz, 0u);
+	double s = in->tsc_khz ? (double)in->origin_tsc / ((double)in->tsc_khz * 1000.0) : 0;
+	trace_reader_close(r);
+	return s;
 }
 
 // `earlytrace report --format ftrace`, in the same shape.
@@ -151,6 +168,11 @@ void check_readers(const Converted &c, size_t min_calls)
 	EXPECT_EQ(compare_tracedat(want, got), want.events.size());
 
 	std::vector<Line> tc = trace_cmd_lines(c.dat), et = ftrace_lines(c.etr);
+	// trace.dat keeps the raw x86-tsc clock; the text reports count from
+	// the guest's first instruction (the trace file's time zero).
+	double zero_s = time_zero_seconds(c.etr);
+	for (Line &l : tc)
+		l.seconds -= zero_s;
 	std::vector<Line> tc_kept;
 	for (const Line &l : tc)
 		if (l.event == "function" || l.event == "vm_exit" ||

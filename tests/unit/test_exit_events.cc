@@ -50,6 +50,7 @@ std::string write_trace(const TempDir &d)
 	trace_writer *w;
 	EXPECT_EQ(trace_writer_open(&w, path.c_str(), &m), 0);
 	EXPECT_EQ(trace_writer_symbols(w, &tab), 0);
+	EXPECT_EQ(trace_writer_clock(w, 0), 0); // time zero at TSC 0: times are TSCs
 	et_ring_record vmm[] = {
 		make_call(1000, K + 0x100, K + 0x10),
 		exit_event(1100, K + 0x11c, ET_REC_PIO, 0x3f8, 0x41, 1, true),
@@ -187,7 +188,7 @@ TEST(ExitEvents, CsvJsonAndSummary)
 	TempDir d;
 	std::string path = write_trace(d);
 	std::string csv = report_text(path, REPORT_CSV);
-	EXPECT_NE(csv.find("0.000000100,1100,0,exit,uart_putc,0x1c,0xffffffff8010011c,,,,pio write port "
+	EXPECT_NE(csv.find("0.000001100,1100,0,exit,uart_putc,0x1c,0xffffffff8010011c,,,,pio write port "
 			   "0x3f8 size 1 value 0x41\n"),
 		  std::string::npos)
 		<< csv;

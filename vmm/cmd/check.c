@@ -35,7 +35,7 @@ const char cli_check_usage[] =
 	"\n"
 	"FUNC is a function name or a glob ('ct_*'), named with the trace file's\n"
 	"symbols; '#' starts a comment. Order is guest time (TSC), which counts\n"
-	"from the trace's first event. docs/ci-howto.md has the details.\n"
+	"from the guest's first instruction. docs/ci-howto.md has the details.\n"
 	"\n"
 	"  -e, --expect FILE   the expectations (required)\n"
 	"  -o, --output FILE   write the KTAP report there instead of standard output\n"

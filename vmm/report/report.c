@@ -325,13 +325,14 @@ static int compare_counts(const void *a, const void *b)
 
 static void print_time(struct outbuf *ob, const struct trace_info *in, uint64_t tsc)
 {
-	uint64_t t = report_tsc_ns(tsc, in->tsc_khz, in->min_tsc);
+	int64_t since = trace_time_ns(in, tsc);
+	uint64_t t = since < 0 ? (uint64_t)-since : (uint64_t)since;
 
 	if (in->tsc_khz)
-		ob_printf(ob, "%" PRIu64 ".%06" PRIu64 " s (tsc %" PRIu64 ")", t / 1000000000u,
-			  t % 1000000000u / 1000u, tsc);
+		ob_printf(ob, "%s%" PRIu64 ".%06" PRIu64 " s (tsc %" PRIu64 ")", since < 0 ? "-" : "",
+			  t / 1000000000u, t % 1000000000u / 1000u, tsc);
 	else
-		ob_printf(ob, "tsc %" PRIu64, tsc);
+		ob_printf(ob, "%s%" PRIu64 " cycles (tsc %" PRIu64 ")", since < 0 ? "-" : "", t, tsc);
 }
 
 int report_summary(struct trace_reader *r, FILE *out)
@@ -415,9 +416,11 @@ int report_summary(struct trace_reader *r, FILE *out)
 	ob_printf(ob, "symbols:      %s (%" PRIu64 " in the trace file)\n",
 		  in->symbol_source[0] ? in->symbol_source : "(unknown)", in->nr_symbols);
 	if (in->tsc_khz)
-		ob_printf(ob, "clock:        guest TSC at %" PRIu64 " kHz\n", in->tsc_khz);
+		ob_printf(ob, "clock:        guest TSC at %" PRIu64 " kHz; times are %s (tsc %" PRIu64 ")\n",
+			  in->tsc_khz, trace_origin_text(in), in->origin_tsc);
 	else
-		ob_str(ob, "clock:        guest TSC, frequency unknown (times in cycles)\n");
+		ob_printf(ob, "clock:        guest TSC, frequency unknown; times are cycles of %s (tsc %" PRIu64 ")\n",
+			  trace_origin_text(in), in->origin_tsc);
 	ob_printf(ob, "state:        %s\n", trace_reader_state(r, state, sizeof(state)));
 	ob_printf(ob, "events:       %" PRIu64 " (%s", in->nr_events,
 		  report_sources_text(in, state, sizeof(state)));

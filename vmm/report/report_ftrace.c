@@ -43,7 +43,10 @@ static void func(struct outbuf *ob, struct name_cache *names, uint64_t ip)
 static void context(struct ftrace_state *st, uint32_t cpu, const char *flags, uint64_t tsc)
 {
 	struct outbuf *ob = st->ob;
-	uint64_t t = report_tsc_ns(tsc, st->in->tsc_khz, st->in->min_tsc);
+	int64_t since = trace_time_ns(st->in, tsc);
+	/* ftrace has no negative times; nothing comes before time zero but a
+	 * note of a file without a CLOCK record. */
+	uint64_t t = since > 0 ? (uint64_t)since : 0;
 
 	ob_str(ob, "          <idle>-0       [");
 	ob_u64(ob, cpu, 3, '0');
@@ -122,11 +125,12 @@ static void header(struct ftrace_state *st, struct trace_reader *r)
 			  report_exit_counts(in, state, sizeof(state)));
 	if (in->tsc_khz)
 		ob_printf(ob, "# earlytrace: clock: guest TSC at %" PRIu64
-			      " kHz; TIMESTAMP is seconds of guest TSC\n",
-			  in->tsc_khz);
+			      " kHz; TIMESTAMP is seconds of %s (guest TSC %" PRIu64 ")\n",
+			  in->tsc_khz, trace_origin_text(in), in->origin_tsc);
 	else
-		ob_str(ob, "# earlytrace: clock: guest TSC frequency unknown; TIMESTAMP is raw "
-			   "TSC cycles since the first event\n");
+		ob_printf(ob, "# earlytrace: clock: guest TSC frequency unknown; TIMESTAMP is TSC "
+			      "cycles of %s (guest TSC %" PRIu64 ")\n",
+			  trace_origin_text(in), in->origin_tsc);
 	ob_printf(ob, "# earlytrace: %s\n", trace_reader_state(r, state, sizeof(state)));
 	if (in->dropped || lost)
 		ob_printf(ob, "# earlytrace: %" PRIu64 " events dropped, %" PRIu64

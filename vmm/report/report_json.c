@@ -10,9 +10,9 @@
  * instead: "ph":"B" at the call, "ph":"E" at the return, which Perfetto
  * nests by time. VM exits are thread-scoped instants of category "exit"
  * named after what they did; marks and drops are global instant events
- * ("s":"g"). Events come in TSC order. ts is in
- * microseconds with nanosecond decimals (raw TSC cycles since the first
- * event when the TSC frequency is unknown, as otherData.clock says).
+ * ("s":"g"). Events come in TSC order. ts is guest time since its first
+ * instruction (trace_time_ns()) in microseconds with nanosecond decimals
+ * (TSC cycles when the frequency is unknown, as otherData.clock says).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -44,9 +44,12 @@ static void sep(struct json_state *st)
 
 static void ts(struct json_state *st, uint64_t tsc)
 {
-	uint64_t t = report_tsc_ns(tsc, st->in->tsc_khz, st->in->min_tsc);
+	int64_t since = trace_time_ns(st->in, tsc);
+	uint64_t t = since < 0 ? (uint64_t)-since : (uint64_t)since;
 
 	ob_str(st->ob, "\"ts\":");
+	if (since < 0)
+		ob_char(st->ob, '-');
 	if (st->in->tsc_khz) {
 		ob_u64(st->ob, t / 1000u, 0, ' ');
 		ob_char(st->ob, '.');
@@ -140,10 +143,11 @@ static void other_data(struct json_state *st, struct trace_reader *r)
 	other_str(ob, "mode", in->mode, true);
 	snprintf(buf, sizeof(buf), "%" PRIu64, in->tsc_khz);
 	other_str(ob, "tsc_khz", buf, true);
-	other_str(ob, "clock",
-		  in->tsc_khz ? "guest TSC; ts in microseconds"
-			      : "guest TSC, frequency unknown; ts in TSC cycles since the first event",
-		  true);
+	snprintf(buf, sizeof(buf), "guest TSC%s; ts in %s of %s", in->tsc_khz ? "" : ", frequency unknown",
+		 in->tsc_khz ? "microseconds" : "TSC cycles", trace_origin_text(in));
+	other_str(ob, "clock", buf, true);
+	snprintf(buf, sizeof(buf), "%" PRIu64, in->origin_tsc);
+	other_str(ob, "origin_tsc", buf, true);
 	if (in->has_meta && gmtime_r(&secs, &tm)) {
 		strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
 		other_str(ob, "start_time", buf, true);

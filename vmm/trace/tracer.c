@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "arch/x86/fentry_check.h"
+#include "arch/x86/msr.h"
 #include "arch/x86/page_walk.h"
 #include "vmm/error.h"
 
@@ -332,6 +333,18 @@ static int arm_until(struct tracer *t)
 	return guest_debug_set_hw(&t->m->vcpu, MACHINE_HW_BP_UNTIL, addr, on_until, t);
 }
 
+/* Time zero for every report: the guest TSC as the guest is about to run
+ * its first instruction (machine_run() comes right after tracer_attach()).
+ * Without it (KVM refused the MSR) reports count from the earliest event. */
+static int write_time_zero(struct tracer *t)
+{
+	uint64_t tsc;
+
+	if (vcpu_get_msr(&t->m->vcpu, X86_MSR_IA32_TSC, &tsc))
+		return 0;
+	return trace_writer_clock(t->rec.out, tsc);
+}
+
 int tracer_attach(struct tracer *t, struct machine *m, const struct trace_options *o)
 {
 	size_t capacity = o->buf_size / sizeof(struct et_ring_record);
@@ -361,7 +374,9 @@ int tracer_attach(struct tracer *t, struct machine *m, const struct trace_option
 	/* Everything from here on works from the patches and the symbols:
 	 * the site table and the kernel file's bytes can go. */
 	sites_free(&t->sites);
-	return machine_release_image(m);
+	if (machine_release_image(m))
+		return -1;
+	return write_time_zero(t);
 }
 
 int tracer_finish(struct tracer *t)
