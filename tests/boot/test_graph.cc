@@ -14,6 +14,7 @@
 
 #include "tests/boot/vmm_process.h"
 #include "tests/fixtures.h"
+#include "tests/speedscope_check.h"
 #include "tests/shim/earlytrace_shim.h"
 
 namespace {
@@ -191,6 +192,10 @@ TEST(FunctionGraph, ExactPairingDepthsAndDurationsOnTheCallTree)
 	EXPECT_EQ(begins, 816);
 	EXPECT_EQ(ends, 816);
 	EXPECT_EQ(misnested, 0);
+	// Parsed: plain names, no args on B/E, every vCPU's frames nested.
+	size_t durations = 0;
+	EXPECT_EQ(speedscope_problems(json::parse(j.out), &durations), "");
+	EXPECT_EQ(durations, 816u);
 
 	// Folded stacks: self times add up to the roots' durations exactly
 	// (to a nanosecond per stack of rounding).
