@@ -179,7 +179,9 @@ TEST(ExitEvents, FtraceShowsExitsAsTheirOwnLinesInTimeOrder)
 		"          <idle>-0       [000] .....     0.000007: uart_putc <-main",
 	};
 	EXPECT_EQ(body, want) << text;
-	EXPECT_NE(text.find("# earlytrace: VM exits: 4 (pio 2, mmio 1, msr 1)\n"), std::string::npos)
+	EXPECT_NE(text.find("# earlytrace: 7 events: 3 calls, 0 returns, 4 exits, 0 kernel events\n"
+			    "# earlytrace: calls and returns by source: breakpoint 1, trampoline 0, guest 2\n"
+			    "# earlytrace: exits: 4 (pio 2, mmio 1, msr 1)\n"), std::string::npos)
 		<< text;
 }
 
@@ -204,10 +206,11 @@ TEST(ExitEvents, CsvJsonAndSummary)
 		<< json;
 
 	std::string summary = report_text(path, REPORT_SUMMARY);
-	EXPECT_NE(summary.find("events:       7 (breakpoint 1, trampoline 0, guest 2, VM exits 4)\n"),
+	EXPECT_NE(summary.find("recorded as:  7 events: 3 calls, 0 returns, 4 exits, 0 kernel events\n"
+			       "by source:    breakpoint 1, trampoline 0, guest 2 (calls and returns)\n"),
 		  std::string::npos)
 		<< summary;
-	EXPECT_NE(summary.find("VM exits:     4 (pio 2, mmio 1, msr 1)\n"), std::string::npos) << summary;
+	EXPECT_NE(summary.find("exits:        4 (pio 2, mmio 1, msr 1)\n"), std::string::npos) << summary;
 	// Exits are not calls.
 	EXPECT_NE(summary.find("functions:    2 called"), std::string::npos) << summary;
 }

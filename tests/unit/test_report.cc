@@ -83,13 +83,16 @@ TEST(Report, FtraceGolden)
 		"#",
 		"# earlytrace " EARLYTRACE_VERSION ": kernel images/x86_64.elf (build-id abcdef01), mode breakpoint",
 		"# earlytrace: symbols: kernel .symtab (4 symbols)",
-		"# earlytrace: event sources: breakpoint 2, trampoline 1, guest 2",
+		"# earlytrace: 5 events: 5 calls, 0 returns, 0 exits, 0 kernel events",
+		"# earlytrace: calls and returns by source: breakpoint 2, trampoline 1, guest 2",
 		"# earlytrace: clock: guest TSC at 1000000 kHz; TIMESTAMP is seconds of guest time since "
 		"its first instruction (guest TSC 1000000)",
 		"# earlytrace: finished: guest exited (0)",
 		"# earlytrace: 10 events dropped, 0 not written to the trace file",
 		"#",
-		"# entries-in-buffer/entries-written: 5/15   #P:2",
+		// Entries: the 6 event lines below (5 calls and a mark); written
+		// adds the 10 dropped.
+		"# entries-in-buffer/entries-written: 6/16   #P:2",
 		"#",
 		"#                                _-----=> irqs-off/BH-disabled",
 		"#                               / _----=> need-resched",
@@ -444,7 +447,9 @@ TEST(Report, Summary)
 				return true;
 		return false;
 	};
-	EXPECT_TRUE(has("events:       5 (breakpoint 2, trampoline 1, guest 2)")) << text;
+	EXPECT_TRUE(has("recorded as:  5 events: 5 calls, 0 returns, 0 exits, 0 kernel events"))
+		<< text;
+	EXPECT_TRUE(has("by source:    breakpoint 2, trampoline 1, guest 2 (calls and returns)")) << text;
 	EXPECT_TRUE(has("dropped:      10 (guest ring overwrite)")) << text;
 	EXPECT_TRUE(has("first event:  0.000234 s (tsc 1234000)")) << text;
 	EXPECT_TRUE(has("last event:   0.002000 s (tsc 3000500)")) << text;

@@ -189,7 +189,7 @@ TEST(ReportGraph, JsonDurationsNestAsSpeedscopeRequires)
 	EXPECT_EQ(speedscope_problems(doc, &durations), "");
 	// outer, middle, two leaf, lost; the return with no open call is left out.
 	EXPECT_EQ(durations, 5u);
-	EXPECT_EQ(doc["otherData"]["calls"].str, "5 as durations (B/E), 1 as instants");
+	EXPECT_EQ(doc["otherData"]["calls_drawn"].str, "5 as durations (B/E), 1 as instants");
 	EXPECT_EQ(doc["otherData"]["nesting"].str,
 		  "0 frames ended by a return further down, 0 still open at the end of the trace, "
 		  "1 returns without an open call");

@@ -185,6 +185,17 @@ const char *report_sources_text(const struct trace_info *in, char *buf, size_t l
 	return buf;
 }
 
+const char *report_counts_text(const struct trace_info *in, char *buf, size_t len)
+{
+	uint64_t calls = in->nr_events - in->nr_returns - in->nr_exits;
+
+	snprintf(buf, len,
+		 "%" PRIu64 " events: %" PRIu64 " calls, %" PRIu64 " returns, %" PRIu64
+		 " exits, %" PRIu64 " kernel events",
+		 in->nr_events + in->nr_kevents, calls, in->nr_returns, in->nr_exits, in->nr_kevents);
+	return buf;
+}
+
 const char *report_exit_counts(const struct trace_info *in, char *buf, size_t len)
 {
 	size_t n;
@@ -422,17 +433,11 @@ int report_summary(struct trace_reader *r, FILE *out)
 		ob_printf(ob, "clock:        guest TSC, frequency unknown; times are cycles of %s (tsc %" PRIu64 ")\n",
 			  trace_origin_text(in), in->origin_tsc);
 	ob_printf(ob, "state:        %s\n", trace_reader_state(r, state, sizeof(state)));
-	ob_printf(ob, "events:       %" PRIu64 " (%s", in->nr_events,
+	ob_printf(ob, "recorded as:  %s\n", report_counts_text(in, state, sizeof(state)));
+	ob_printf(ob, "by source:    %s (calls and returns)\n",
 		  report_sources_text(in, state, sizeof(state)));
-	if (in->nr_kevents)
-		ob_printf(ob, ", kernel text/raw %" PRIu64, in->nr_kevents);
 	if (in->nr_exits)
-		ob_printf(ob, ", VM exits %" PRIu64, in->nr_exits);
-	ob_str(ob, ")\n");
-	if (in->nr_returns)
-		ob_printf(ob, "returns:      %" PRIu64 " (--graph)\n", in->nr_returns);
-	if (in->nr_exits)
-		ob_printf(ob, "VM exits:     %s\n", report_exit_counts(in, state, sizeof(state)));
+		ob_printf(ob, "exits:        %s\n", report_exit_counts(in, state, sizeof(state)));
 	if (in->has_end)
 		ob_printf(ob, "recorded:     %" PRIu64 "\n", in->end_recorded);
 	ob_printf(ob, "dropped:      %" PRIu64, in->dropped);

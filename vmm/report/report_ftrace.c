@@ -107,7 +107,7 @@ static void header(struct ftrace_state *st, struct trace_reader *r)
 {
 	const struct trace_info *in = st->in;
 	struct outbuf *ob = st->ob;
-	uint64_t lost = in->end_lost;
+	uint64_t lost = in->end_lost, entries;
 	char state[512];
 
 	ob_str(ob, "# tracer: function\n#\n");
@@ -118,10 +118,13 @@ static void header(struct ftrace_state *st, struct trace_reader *r)
 	ob_printf(ob, ", mode %s\n", in->mode[0] ? in->mode : "(unknown)");
 	ob_printf(ob, "# earlytrace: symbols: %s\n",
 		  in->symbol_source[0] ? in->symbol_source : "(unknown)");
-	ob_printf(ob, "# earlytrace: event sources: %s\n",
+	ob_printf(ob, "# earlytrace: %s\n", report_counts_text(in, state, sizeof(state)));
+	if (in->nr_returns)
+		ob_str(ob, "# earlytrace: returns are not shown here: --format graph shows them\n");
+	ob_printf(ob, "# earlytrace: calls and returns by source: %s\n",
 		  report_sources_text(in, state, sizeof(state)));
 	if (in->nr_exits)
-		ob_printf(ob, "# earlytrace: VM exits: %s\n",
+		ob_printf(ob, "# earlytrace: exits: %s\n",
 			  report_exit_counts(in, state, sizeof(state)));
 	if (in->tsc_khz)
 		ob_printf(ob, "# earlytrace: clock: guest TSC at %" PRIu64
@@ -137,9 +140,12 @@ static void header(struct ftrace_state *st, struct trace_reader *r)
 			      " not written to the trace file\n",
 			  in->dropped, lost);
 	ob_str(ob, "#\n");
+	/* Entries are the event lines below: calls, exits, kernel events and
+	 * marks (returns are not shown); written adds what never reached
+	 * the file. */
+	entries = in->nr_events - in->nr_returns + in->nr_kevents + in->nr_marks;
 	ob_printf(ob, "# entries-in-buffer/entries-written: %" PRIu64 "/%" PRIu64 "   #P:%u\n",
-		  in->nr_events, in->nr_events + in->dropped + lost,
-		  in->nr_cpus ? in->nr_cpus : 1);
+		  entries, entries + in->dropped + lost, in->nr_cpus ? in->nr_cpus : 1);
 	ob_str(ob, "#\n");
 	ob_str(ob, "#                                _-----=> irqs-off/BH-disabled\n"
 		   "#                               / _----=> need-resched\n"

@@ -176,10 +176,9 @@ static void other_data(struct json_state *st, struct trace_reader *r)
 		strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
 		other_str(ob, "start_time", buf, true);
 	}
-	snprintf(buf, sizeof(buf), "%" PRIu64, in->nr_events);
-	other_str(ob, "events", buf, true);
+	other_str(ob, "events", report_counts_text(in, buf, sizeof(buf)), true);
 	report_sources_text(in, buf, sizeof(buf));
-	other_str(ob, "event_sources", buf, true);
+	other_str(ob, "event_sources", buf, true); /* of calls and returns */
 	snprintf(buf, sizeof(buf), "%" PRIu64, in->dropped);
 	other_str(ob, "dropped", buf, true);
 	snprintf(buf, sizeof(buf), "%" PRIu64, in->end_lost);
@@ -187,7 +186,7 @@ static void other_data(struct json_state *st, struct trace_reader *r)
 	/* How calls were drawn, and what the nesting had to mend. */
 	snprintf(buf, sizeof(buf), "%" PRIu64 " as durations (B/E), %" PRIu64 " as instants",
 		 st->nr_durations, st->nr_instant_calls);
-	other_str(ob, "calls", buf, true);
+	other_str(ob, "calls_drawn", buf, true);
 	if (st->nr_instant_calls && !st->nr_durations)
 		other_str(ob, "note", calls_are_instants, true);
 	if (st->ended_unwound || st->ended_at_end || st->unmatched_returns) {

@@ -415,17 +415,23 @@ void tracer_print_summary(const struct tracer *t, FILE *out)
 	const struct tramp_mode *tm = &t->tramp;
 	const struct graph *g = &t->graph;
 	const struct kernel_ring *kr = &t->kring;
-	uint64_t from_kernel = kr->calls + kr->returns + kr->texts + kr->raw;
+
+	/* The vocabulary of every report: calls, returns, exits (the VM exits
+	 * recorded as events), kernel events (the kernel's own text and raw
+	 * events); events are all four. */
+	uint64_t calls = t->rec.calls + t->handoff.guest_events;
+	uint64_t kernel_events = kr->texts + kr->raw;
 
 	fprintf(out,
-		"earlytrace: trace: %" PRIu64 " events (%" PRIu64 " by breakpoints on %zu sites, %" PRIu64
-		" by trampolines on %zu sites, %" PRIu64 " from the guest ring, %" PRIu64
-		" from the kernel's ftrace ring, %" PRIu64 " VM exits), %" PRIu64
-		" dropped%s%s, written to %s\n",
-		t->rec.buf.recorded + t->handoff.guest_events + kr->texts + kr->raw, t->bp_events,
-		t->patches.nr_int3, tm->events, t->patches.nr_call, t->handoff.guest_events,
-		from_kernel, t->exits.count,
+		"earlytrace: trace: %" PRIu64 " events: %" PRIu64 " calls, %" PRIu64 " returns, %" PRIu64
+		" exits, %" PRIu64 " kernel events; %" PRIu64 " dropped; calls and returns by "
+		"source: breakpoints on %zu sites %" PRIu64 ", trampolines on %zu sites %" PRIu64
+		", guest ring %" PRIu64 ", kernel's ftrace ring %" PRIu64 "%s%s; written to %s\n",
+		calls + t->rec.returns + t->rec.exits + kernel_events, calls, t->rec.returns,
+		t->rec.exits, kernel_events,
 		t->rec.buf.dropped + t->handoff.guest_lost + kr->overwritten + kr->not_written,
+		t->patches.nr_int3, t->bp_events + t->graph.returns + t->graph.unwound,
+		t->patches.nr_call, tm->events, t->handoff.guest_events, kr->calls + kr->returns,
 		t->handoff_how ? "; handoff: " : "", t->handoff_how ? t->handoff_how : "",
 		t->o->output);
 	if (t->o->follow)
@@ -448,7 +454,9 @@ void tracer_print_summary(const struct tracer *t, FILE *out)
 			tm->tramp.region.desc, tm->tramp.capacity, tm->tramp.drains,
 			tm->tramp.full_drains);
 	/* Hardware-independent cost: exits per event is what modes differ in. */
-	fprintf(out, "earlytrace: vm exits: %" PRIu64 "\n", t->m->vcpu.nr_exits);
+	fprintf(out, "earlytrace: cost: %" PRIu64 " exits to the VMM (every KVM_RUN return: "
+		     "breakpoints, batch drains and the exits above)\n",
+		t->m->vcpu.nr_exits);
 	if (t->patches.refused || t->patches.modified_by_guest)
 		fprintf(out,
 			"earlytrace: trace: %zu sites not patched (bytes differed), %zu not restored "
