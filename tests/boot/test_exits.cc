@@ -158,6 +158,9 @@ TEST(ExitTimelineOptions, WithoutTraceMsrMsrsStayInKvmAndNoExitsRecordsCallsOnly
 	EXPECT_NE(r.err.find("trace: 3 events: 3 calls, 0 returns, 0 exits, 0 kernel events;"),
 		  std::string::npos)
 		<< r.err;
+	// stderr is a pipe here: no progress line, not even an erased one.
+	EXPECT_EQ(r.err.find('\033'), std::string::npos) << r.err;
+	EXPECT_EQ(r.err.find('\r'), std::string::npos) << r.err;
 }
 
 TEST(ExitTimelineOptions, BadMsrLists)

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "vmm/error.h"
 #include "vmm/libvirt/plugin.h"
 #include "vmm/report/report.h"
+#include "vmm/trace/progress.h"
 #include "vmm/kvm/stop.h"
 
 const char cli_trace_usage[] =
@@ -416,6 +418,11 @@ static int check_after_run(int status, const char *path, bool temporary)
 	return status ? status : check;
 }
 
+static void progress_erase(void *ctx)
+{
+	progress_before_output(ctx);
+}
+
 int cmd_trace(int argc, char **argv)
 {
 	char tmp_path[] = "/tmp/earlytrace-XXXXXX";
@@ -463,10 +470,21 @@ int cmd_trace(int argc, char **argv)
 	if (tracer_attach(&tracer, &machine, &opts)) {
 		et_print_error();
 	} else {
+		static struct progress progress;
+		char where[PATH_MAX + 64];
+
+		/* A line on a terminal only, while the guest runs. */
+		if (progress_start(&progress, STDERR_FILENO, 0.5, tracer_progress_sample, &tracer))
+			et_print_error(); /* the run goes on without it */
+		machine.com1.before_tx = progress_erase;
+		machine.com1.before_tx_ctx = &progress;
 		status = machine_run(&machine);
+		progress_stop(&progress);
+		machine.com1.before_tx = NULL;
 		ran = true;
 		finished = tracer_finish(&tracer) == 0;
-		tracer_print_summary(&tracer, stderr);
+		snprintf(where, sizeof(where), "written to %s", opts.output);
+		tracer_print_summary(&tracer, stderr, where);
 		if (!finished) {
 			et_print_error();
 			if (status == 0)

@@ -31,6 +31,7 @@ void recorder_record(struct recorder *r, const struct et_ring_record *ev)
 {
 	bool kept = host_buffer_add(&r->buf, ev);
 
+	r->last_tsc = ev->tsc;
 	if (et_rec_is_exit(ev))
 		r->exits++;
 	else if (et_rec_kind(ev) == ET_REC_RET)

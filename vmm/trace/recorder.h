@@ -33,6 +33,7 @@ struct recorder {
 	void *tap_ctx;
 	/* Events offered, by kind (dropped ones included, as buf.recorded). */
 	uint64_t calls, returns, exits;
+	uint64_t last_tsc; /* of the newest event recorded (the progress line) */
 };
 
 /* capacity events in the host buffer under policy. 0, or -1 with an error. */

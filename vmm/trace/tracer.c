@@ -9,6 +9,7 @@
 #include "arch/x86/msr.h"
 #include "arch/x86/page_walk.h"
 #include "vmm/error.h"
+#include "vmm/trace/progress.h"
 
 static void stop_run(struct tracer *t)
 {
@@ -342,6 +343,8 @@ static int write_time_zero(struct tracer *t)
 
 	if (vcpu_get_msr(&t->m->vcpu, X86_MSR_IA32_TSC, &tsc))
 		return 0;
+	t->has_origin = true;
+	t->origin_tsc = tsc;
 	return trace_writer_clock(t->rec.out, tsc);
 }
 
@@ -410,7 +413,23 @@ int tracer_finish(struct tracer *t)
 	return ret;
 }
 
-void tracer_print_summary(const struct tracer *t, FILE *out)
+void tracer_progress_sample(void *tracer, struct progress_sample *s)
+{
+	const struct tracer *t = tracer;
+	/* Racy reads of counters the vCPU thread updates: aligned words, at
+	 * worst a moment old. */
+	uint64_t last = __atomic_load_n(&t->rec.last_tsc, __ATOMIC_RELAXED);
+	uint64_t khz = t->rec.tsc_khz;
+
+	s->events = __atomic_load_n(&t->rec.buf.recorded, __ATOMIC_RELAXED);
+	s->dropped = __atomic_load_n(&t->rec.buf.dropped, __ATOMIC_RELAXED);
+	s->has_time = t->has_origin && khz && last >= t->origin_tsc;
+	s->guest_ns = s->has_time ? (uint64_t)((unsigned __int128)(last - t->origin_tsc) * 1000000u / khz)
+				  : 0;
+	s->quiet_marker = __atomic_load_n(&t->m->com1.tx_bytes, __ATOMIC_RELAXED);
+}
+
+void tracer_print_summary(const struct tracer *t, FILE *out, const char *where)
 {
 	const struct tramp_mode *tm = &t->tramp;
 	const struct graph *g = &t->graph;
@@ -426,14 +445,13 @@ void tracer_print_summary(const struct tracer *t, FILE *out)
 		"earlytrace: trace: %" PRIu64 " events: %" PRIu64 " calls, %" PRIu64 " returns, %" PRIu64
 		" exits, %" PRIu64 " kernel events; %" PRIu64 " dropped; calls and returns by "
 		"source: breakpoints on %zu sites %" PRIu64 ", trampolines on %zu sites %" PRIu64
-		", guest ring %" PRIu64 ", kernel's ftrace ring %" PRIu64 "%s%s; written to %s\n",
+		", guest ring %" PRIu64 ", kernel's ftrace ring %" PRIu64 "%s%s; %s\n",
 		calls + t->rec.returns + t->rec.exits + kernel_events, calls, t->rec.returns,
 		t->rec.exits, kernel_events,
 		t->rec.buf.dropped + t->handoff.guest_lost + kr->overwritten + kr->not_written,
 		t->patches.nr_int3, t->bp_events + t->graph.returns + t->graph.unwound,
 		t->patches.nr_call, tm->events, t->handoff.guest_events, kr->calls + kr->returns,
-		t->handoff_how ? "; handoff: " : "", t->handoff_how ? t->handoff_how : "",
-		t->o->output);
+		t->handoff_how ? "; handoff: " : "", t->handoff_how ? t->handoff_how : "", where);
 	if (t->o->follow)
 		fprintf(out,
 			"earlytrace: follow: %s; the kernel's ring: %" PRIu64 " calls, %" PRIu64
@@ -454,8 +472,8 @@ void tracer_print_summary(const struct tracer *t, FILE *out)
 			tm->tramp.region.desc, tm->tramp.capacity, tm->tramp.drains,
 			tm->tramp.full_drains);
 	/* Hardware-independent cost: exits per event is what modes differ in. */
-	fprintf(out, "earlytrace: cost: %" PRIu64 " exits to the VMM (every KVM_RUN return: "
-		     "breakpoints, batch drains and the exits above)\n",
+	fprintf(out, "earlytrace: cost: %" PRIu64 " exits to the VMM (every return from KVM_RUN, "
+		     "breakpoints included)\n",
 		t->m->vcpu.nr_exits);
 	if (t->patches.refused || t->patches.modified_by_guest)
 		fprintf(out,
