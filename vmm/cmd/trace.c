@@ -418,6 +418,20 @@ static int check_after_run(int status, const char *path, bool temporary)
 	return status ? status : check;
 }
 
+/* Where the trace went, for the summary's last words: a temporary file is
+ * gone once the command ends, so it is not named. */
+static const char *trace_destination(const struct trace_options *o, bool temporary, char *buf,
+				     size_t len)
+{
+	if (!temporary)
+		snprintf(buf, len, "written to %s", o->output);
+	else if (o->expect)
+		snprintf(buf, len, "not kept (no -o): checked against %s below", o->expect);
+	else
+		snprintf(buf, len, "not kept (no -o): printed below as ftrace text");
+	return buf;
+}
+
 static void progress_erase(void *ctx)
 {
 	progress_before_output(ctx);
@@ -483,8 +497,9 @@ int cmd_trace(int argc, char **argv)
 		machine.com1.before_tx = NULL;
 		ran = true;
 		finished = tracer_finish(&tracer) == 0;
-		snprintf(where, sizeof(where), "written to %s", opts.output);
-		tracer_print_summary(&tracer, stderr, where);
+		tracer_print_summary(&tracer, stderr,
+				     trace_destination(&opts, opts.output == tmp_path, where,
+						       sizeof(where)));
 		if (!finished) {
 			et_print_error();
 			if (status == 0)
