@@ -181,6 +181,27 @@ TEST(ReportGraph, FoldedSelfTimes)
 		<< et_last_error();
 }
 
+// A trace of calls alone: the function graph refuses it as folded does
+// (one error, nothing written), rather than a line per call "with no
+// return traced".
+TEST(ReportGraph, CallsAloneAreRefusedAsFoldedRefusesThem)
+{
+	TempDir d;
+	std::string path = write_trace(d, false);
+	EXPECT_EQ(report_text(path, REPORT_GRAPH, -1), "");
+	std::string graph_error = et_last_error();
+	EXPECT_NE(graph_error.find("no returns in this trace: the function graph needs one recorded "
+				   "with 'earlytrace trace --graph'"),
+		  std::string::npos)
+		<< graph_error;
+	report_text(path, REPORT_FOLDED, -1);
+	EXPECT_NE(std::string(et_last_error()).find("no returns in this trace:"), std::string::npos);
+	// A --graph trace whose calls have not returned yet still has a graph.
+	std::vector<et_ring_record> open = { call(1000, K), call(2000, K + 0x100) };
+	std::string text = report_text(write_events(d, open), REPORT_GRAPH);
+	EXPECT_NE(text.find("outer() {"), std::string::npos) << text;
+}
+
 TEST(ReportGraph, JsonDurationsNestAsSpeedscopeRequires)
 {
 	TempDir d;

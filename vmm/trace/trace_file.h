@@ -156,6 +156,7 @@ struct trace_info {
 				       * without the kernel ftrace ring's */
 	uint64_t nr_ftrace;	  /* calls and returns from a stock kernel's ftrace ring */
 	uint64_t nr_returns;	  /* ET_REC_RET events (--graph) */
+	uint64_t nr_ret_traced;	  /* calls whose return was to be recorded (--graph) */
 	uint64_t nr_exits;	  /* VM exit events */
 	uint64_t exits_by_kind[TRACE_EXIT_KINDS]; /* index: kind - ET_REC_EXIT_FIRST */
 	size_t nr_runs;		  /* stretches of events in TSC order (1 if all are) */

@@ -487,6 +487,8 @@ static int account(struct trace_reader *r, const struct trace_record *rec)
 				else
 					in->events_by_source[e->flags & ET_REC_SRC_MASK]++;
 				in->nr_returns += kind == ET_REC_RET;
+				in->nr_ret_traced += kind == ET_REC_CALL &&
+						     (e->flags & ET_REC_F_RET_TRACED);
 			}
 			if (cpu < UINT32_MAX && cpu + 1 > in->nr_cpus)
 				in->nr_cpus = cpu + 1;
