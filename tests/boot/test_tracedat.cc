@@ -243,6 +243,26 @@ TEST(TraceDatBoot, HandoffMarksDropsAndGuestRingEvents)
 	EXPECT_GT(guest, 500u);
 }
 
+// trace -o FILE.dat: the run's trace, converted to trace.dat at the end,
+// and no earlytrace trace file left behind.
+TEST(TraceDatBoot, TraceOutputDatIsATraceDat)
+{
+	REQUIRE_KVM();
+	TempDir d;
+	std::string dat = d.file("run.dat");
+	VmmResult r = run_vmm({ "trace", "--kernel", image("x86_64"), "--mem", "32M", "--filter", "ct_*",
+				"-o", dat, "--timeout", "60" });
+	ASSERT_EQ(r.status, 0) << r.err;
+	EXPECT_NE(r.err.find("written to " + dat + " (converted"), std::string::npos) << r.err;
+	EXPECT_EQ(read_file_text(dat).rfind(std::string("\x17\x08\x44tracing", 10), 0), 0u);
+	DatFile got = read_tracedat(dat);
+	ASSERT_TRUE(got.ok) << got.error;
+	size_t calls = 0;
+	for (const DatEvent &e : got.events)
+		calls += e.system == "ftrace" && e.name == "function";
+	EXPECT_EQ(calls, 816u);
+}
+
 TEST(TraceDatBoot, GraphTreeIsTheOneFormatGraphShows)
 {
 	REQUIRE_KVM();

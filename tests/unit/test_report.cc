@@ -21,6 +21,7 @@
 #include "tests/shim/earlytrace_shim.h"
 #include "vmm/check/expect.h"
 #include "vmm/cmd/check.h"
+#include "vmm/cmd/report.h"
 #include "vmm/version.h"
 
 namespace {
@@ -523,6 +524,39 @@ TEST(Report, FormatNames)
 	EXPECT_EQ(f, REPORT_TRACE_DAT);
 }
 
+// -o FILE picks the format by FILE's extension unless --format is given.
+TEST(Report, OutputExtensionPicksTheFormat)
+{
+	report_format f = REPORT_FTRACE;
+	EXPECT_TRUE(report_format_of_path("boot.dat", &f));
+	EXPECT_EQ(f, REPORT_TRACE_DAT);
+	EXPECT_TRUE(report_format_of_path("/tmp/x/boot.json", &f));
+	EXPECT_EQ(f, REPORT_JSON);
+	EXPECT_TRUE(report_format_of_path("b.csv", &f));
+	EXPECT_EQ(f, REPORT_CSV);
+	f = REPORT_SUMMARY;
+	EXPECT_FALSE(report_format_of_path("boot.trace", &f));
+	EXPECT_FALSE(report_format_of_path(".dat", &f));
+	EXPECT_FALSE(report_format_of_path("dir/.dat", &f));
+	EXPECT_FALSE(report_format_of_path("boot.data", &f));
+	EXPECT_EQ(f, REPORT_SUMMARY); // untouched
+
+	auto parsed = [](std::vector<std::string> args) {
+		report_options o;
+		std::vector<char *> v;
+		args.insert(args.begin(), "report");
+		for (auto &a : args)
+			v.push_back(&a[0]);
+		EXPECT_EQ(cli_parse_report((int)v.size(), v.data(), &o), 0) << et_last_error();
+		return o.format;
+	};
+	EXPECT_EQ(parsed({ "t.trace", "-o", "t.dat" }), REPORT_TRACE_DAT);
+	EXPECT_EQ(parsed({ "-o", "t.json", "t.trace" }), REPORT_JSON);
+	EXPECT_EQ(parsed({ "t.trace", "-o", "t.txt" }), REPORT_FTRACE);
+	EXPECT_EQ(parsed({ "t.trace", "-o", "t.dat", "-f", "ftrace" }), REPORT_FTRACE); // -f wins
+	EXPECT_EQ(parsed({ "t.trace" }), REPORT_FTRACE);
+}
+
 int run_cli(const std::string &args, std::string *err = nullptr)
 {
 	std::string cmd = std::string(ET_TEST_BIN) + " " + args + " 2>/tmp/et-report-stderr.txt";
@@ -541,8 +575,12 @@ TEST(Report, Command)
 	EXPECT_TRUE(Json(read_file_text(out)).valid());
 	ASSERT_EQ(run_cli("report " + path + " -f summary -o " + out), 0);
 	EXPECT_NE(read_file_text(out).find("calls  function"), std::string::npos);
+	// Without --format, out.json's extension asks for JSON; another name
+	// gets the default, ftrace text.
 	ASSERT_EQ(run_cli("report " + path + " -o " + out), 0);
-	EXPECT_EQ(read_file_text(out).rfind("# tracer: function\n", 0), 0u);
+	EXPECT_TRUE(Json(read_file_text(out)).valid());
+	ASSERT_EQ(run_cli("report " + path + " -o " + d.file("out.txt")), 0);
+	EXPECT_EQ(read_file_text(d.file("out.txt")).rfind("# tracer: function\n", 0), 0u);
 
 	EXPECT_EQ(run_cli("report " + d.file("missing"), &err), 1);
 	EXPECT_EQ(err.rfind("earlytrace: cannot open trace file", 0), 0u) << err;

@@ -31,7 +31,9 @@ const char cli_report_usage[] =
 	"                       a trace recorded with --graph); trace-dat:\n"
 	"                       trace-cmd's trace.dat, for trace-cmd report and\n"
 	"                       KernelShark (binary: use -o FILE.dat)\n"
-	"  -o, --output FILE    write there instead of standard output\n"
+	"  -o, --output FILE    write there instead of standard output; without\n"
+	"                       --format, FILE's extension picks it: .dat\n"
+	"                       trace-dat, .json json, .csv csv\n"
 	"  -h, --help           show this help\n";
 
 static const struct option report_options_table[] = {
@@ -43,6 +45,7 @@ static const struct option report_options_table[] = {
 
 int cli_parse_report(int argc, char **argv, struct report_options *opts)
 {
+	bool format_given = false;
 	int c;
 
 	memset(opts, 0, sizeof(*opts));
@@ -54,6 +57,7 @@ int cli_parse_report(int argc, char **argv, struct report_options *opts)
 		case 'f':
 			if (report_parse_format(optarg, &opts->format))
 				return -1;
+			format_given = true;
 			break;
 		case 'o':
 			opts->output = optarg;
@@ -65,7 +69,34 @@ int cli_parse_report(int argc, char **argv, struct report_options *opts)
 			return cli_bad_option("report", argc, argv, c);
 		}
 	}
-	return cli_trace_file_operand("report", argc, argv, &opts->trace_file);
+	if (cli_trace_file_operand("report", argc, argv, &opts->trace_file))
+		return -1;
+	/* -o out.dat means trace.dat, unless --format says otherwise. */
+	if (!format_given && opts->output)
+		report_format_of_path(opts->output, &opts->format);
+	return 0;
+}
+
+int report_to_file(const char *trace_path, enum report_format fmt, const char *out_path)
+{
+	struct trace_reader *r;
+	FILE *out;
+	int ret;
+
+	if (trace_reader_open(&r, trace_path))
+		return -1;
+	out = fopen(out_path, "w");
+	if (!out) {
+		trace_reader_close(r);
+		return et_error_errno("cannot create %s", out_path);
+	}
+	ret = report_write(r, fmt, out);
+	if (fclose(out) && !ret)
+		ret = et_error_errno("cannot write %s", out_path);
+	if (!ret && report_note()[0])
+		fprintf(stderr, "earlytrace: note: %s\n", report_note());
+	trace_reader_close(r);
+	return ret;
 }
 
 int cmd_report(int argc, char **argv)

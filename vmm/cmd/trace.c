@@ -17,6 +17,7 @@
 #include "vmm/cmd/check.h"
 #include "vmm/error.h"
 #include "vmm/libvirt/plugin.h"
+#include "vmm/cmd/report.h"
 #include "vmm/report/report.h"
 #include "vmm/trace/progress.h"
 #include "vmm/kvm/stop.h"
@@ -50,7 +51,9 @@ const char cli_trace_usage[] =
 	"      --hang-timeout S   end the run as hung after S seconds without a\n"
 	"                         new event, with a flight-recorder report\n"
 	"  -o, --output FILE      trace file; without one, the trace is printed\n"
-	"                         in ftrace's text format when the run ends\n"
+	"                         in ftrace's text format when the run ends;\n"
+	"                         FILE.dat, .json or .csv: that report instead\n"
+	"                         (trace-dat, json, csv), converted at the end\n"
 	"  -f, --filter GLOB      trace only matching functions (repeatable)\n"
 	"  -n, --notrace GLOB     never trace matching functions (repeatable)\n"
 	"      --buf-size SIZE    host event buffer, e.g. 64M (default 64M; 32\n"
@@ -420,10 +423,13 @@ static int check_after_run(int status, const char *path, bool temporary)
 
 /* Where the trace went, for the summary's last words: a temporary file is
  * gone once the command ends, so it is not named. */
-static const char *trace_destination(const struct trace_options *o, bool temporary, char *buf,
-				     size_t len)
+static const char *trace_destination(const struct trace_options *o, bool temporary,
+				     const char *convert_to, char *buf, size_t len)
 {
-	if (!temporary)
+	if (convert_to)
+		snprintf(buf, len, "written to %s (converted from the run's trace by its extension)",
+			 convert_to);
+	else if (!temporary)
 		snprintf(buf, len, "written to %s", o->output);
 	else if (o->expect)
 		snprintf(buf, len, "not kept (no -o): checked against %s below", o->expect);
@@ -445,6 +451,10 @@ int cmd_trace(int argc, char **argv)
 	struct trace_options opts;
 	int status = EXIT_STATUS_ERROR;
 	bool ran = false, finished;
+	/* -o FILE.dat (.json, .csv): the run's trace goes to a temporary file,
+	 * converted into FILE at the end, as `report -o FILE` would. */
+	const char *convert_to = NULL;
+	enum report_format convert_format;
 
 	et_clear_error();
 	if (cli_parse_trace(argc, argv, &opts)) {
@@ -461,6 +471,10 @@ int cmd_trace(int argc, char **argv)
 		et_print_error();
 		trace_cleanup(&opts);
 		return EXIT_STATUS_ERROR;
+	}
+	if (opts.output && report_format_of_path(opts.output, &convert_format)) {
+		convert_to = opts.output;
+		opts.output = NULL;
 	}
 	if (!opts.output) {
 		int fd = mkstemp(tmp_path);
@@ -498,8 +512,8 @@ int cmd_trace(int argc, char **argv)
 		ran = true;
 		finished = tracer_finish(&tracer) == 0;
 		tracer_print_summary(&tracer, stderr,
-				     trace_destination(&opts, opts.output == tmp_path, where,
-						       sizeof(where)));
+				     trace_destination(&opts, opts.output == tmp_path, convert_to,
+						       where, sizeof(where)));
 		if (!finished) {
 			et_print_error();
 			if (status == 0)
@@ -510,7 +524,14 @@ int cmd_trace(int argc, char **argv)
 	machine_destroy(&machine);
 	if (ran && opts.expect)
 		status = check_after_run(status, opts.output, opts.output == tmp_path);
-	if (opts.output == tmp_path && opts.expect) {
+	if (convert_to) {
+		if (ran && report_to_file(tmp_path, convert_format, convert_to)) {
+			et_print_error();
+			if (status == 0)
+				status = EXIT_STATUS_ERROR;
+		}
+		unlink(tmp_path);
+	} else if (opts.output == tmp_path && opts.expect) {
 		unlink(tmp_path); /* the KTAP report stands in for the printed trace */
 	} else if (opts.output == tmp_path && print_and_remove(tmp_path)) {
 		et_print_error();

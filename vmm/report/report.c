@@ -245,6 +245,25 @@ const struct trace_note *note_merge_rest(struct note_merge *m)
 	return m->next < m->nr ? &m->notes[m->next++] : NULL;
 }
 
+bool report_format_of_path(const char *path, enum report_format *fmt)
+{
+	static const struct {
+		const char *ext;
+		enum report_format fmt;
+	} by_ext[] = { { ".dat", REPORT_TRACE_DAT }, { ".json", REPORT_JSON }, { ".csv", REPORT_CSV } };
+	size_t n = strlen(path);
+
+	for (size_t i = 0; i < sizeof(by_ext) / sizeof(by_ext[0]); i++) {
+		size_t e = strlen(by_ext[i].ext);
+
+		if (n > e && !strcmp(path + n - e, by_ext[i].ext) && path[n - e - 1] != '/') {
+			*fmt = by_ext[i].fmt;
+			return true;
+		}
+	}
+	return false;
+}
+
 int report_parse_format(const char *name, enum report_format *fmt)
 {
 	if (!strcmp(name, "ftrace"))
