@@ -277,7 +277,8 @@ int machine_create(struct machine *m, const struct run_options *o)
 		goto fail;
 	if (vcpu_create(&m->vcpu, &m->vm, 0, m->model))
 		goto fail;
-	if (attach_devices(m) || load_guest(m, o, m->model, protocol) || load_symbols(m, o))
+	if (attach_devices(m) || load_guest(m, o, m->model, protocol) || load_symbols(m, o) ||
+	    nmi_at_start(m))
 		goto fail;
 	m->vcpu.symbolize = symbolize;
 	m->vcpu.symbolize_ctx = &m->symbols;

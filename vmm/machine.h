@@ -19,6 +19,7 @@
 #include "vmm/hw/reset_control.h"
 #include "vmm/hw/serial8250.h"
 #include "vmm/loader/kernel_image.h"
+#include "vmm/nmi_at.h"
 #include "vmm/panic_watch.h"
 #include "vmm/symbols/symbols.h"
 #include "vmm/kvm/vcpu.h"
@@ -43,6 +44,11 @@ struct machine {
 	 * asked. */
 	void (*panic_hook)(void *ctx, struct vcpu *vcpu);
 	void *panic_hook_ctx;
+	/* Told of what the VMM did to the guest that belongs in its timeline
+	 * (--nmi-at's NMI), in words; NULL when nobody records one. */
+	void (*note_hook)(void *ctx, struct vcpu *vcpu, const char *text);
+	void *note_hook_ctx;
+	struct nmi_at nmi; /* --nmi-at */
 	pthread_t run_thread;	/* the thread in machine_run(), for machine_kick() */
 	_Atomic bool running;
 	/* machine_every(): a thread that asks the vCPU for periodic work. */
@@ -59,7 +65,8 @@ enum {
 	MACHINE_HW_BP_PANIC = 0, /* panic(), then the end of its output (panic_watch) */
 	MACHINE_HW_BP_HANDOFF,	 /* the tracer's handoff symbol (ftrace_init) */
 	MACHINE_HW_BP_UNTIL,	 /* the tracer's --until symbol */
-	MACHINE_HW_BP_PANIC_END, /* the end of panic()'s output (panic_watch) */
+	MACHINE_HW_BP_PANIC_END, /* the end of panic()'s output (panic_watch); before
+				  * a panic, --nmi-at's symbol (nmi_at) */
 };
 
 /* Loads the kernel, builds the VM and puts the guest at its entry point

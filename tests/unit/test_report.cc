@@ -424,7 +424,7 @@ TEST(Report, CsvQuotesFields)
 		"-0.000000500,500,,,,,,,,,\"say \"\"hi\"\", then?stop\"",
 		"0.000000000,1000,0,guest,\"a,b\",0x1,0xffffffff81000001,\"a,b\",0x2,0xffffffff81000002,",
 		"0.000001000,2000,,,,,,,,,\"dropped 2: full, \"\"really\"\"\"",
-		// "" is a reason of its own, with its own running total.
+		// Another reason: its own running total, 3 so far.
 		"0.000002000,3000,,,,,,,,,dropped 3",
 	};
 	EXPECT_EQ(text_lines(text), want) << text;

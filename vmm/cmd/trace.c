@@ -75,7 +75,8 @@ const char cli_trace_usage[] =
 	"                         from guest memory into the same trace\n"
 	"      --kernel-buf-size SIZE  --follow: the kernel's ring per CPU\n"
 	"                         (default 4M)\n"
-	"      --follow-period S  --follow: read the kernel's ring every S seconds\n"
+	"      --follow-period S  read the guest's rings (--follow's kernel ring,\n"
+	"                         guestlib's after its handoff) every S seconds\n"
 	"                         (default 0.1) and at every end of the run\n"
 	"      --expect FILE      when the run ends, check the trace against FILE as\n"
 	"                         'earlytrace check' does and print the KTAP report\n"
@@ -83,7 +84,7 @@ const char cli_trace_usage[] =
 	"\n"
 	"Machine options, as for 'earlytrace run': -k/--kernel, -i/--initrd,\n"
 	"-p/--append, -m/--mem, --timeout, --cpu, --boot, --symbols, --debug-io,\n"
-	"--on-panic, --connect, --domain.\n"
+	"--on-panic, --nmi-at, --connect, --domain.\n"
 	"Every dropped event is counted in the file and the summary. Read the file\n"
 	"with 'earlytrace report'.\n";
 
