@@ -9,6 +9,7 @@
 #ifndef VMM_REPORT_REPORT_H
 #define VMM_REPORT_REPORT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "vmm/trace/trace_file.h"
@@ -30,6 +31,10 @@ enum report_format {
 /* "ftrace", "json", "csv", "summary", "graph", "folded" or "trace-dat";
  * 0, or -1 with an error. */
 int report_parse_format(const char *name, enum report_format *fmt);
+
+/* The format a file name asks for by its extension: ".dat" trace-dat,
+ * ".json" json, ".csv" csv; false for any other name. */
+bool report_format_of_path(const char *path, enum report_format *fmt);
 
 /* Each writes the whole report for r (from its first record) to out;
  * 0, or -1 with an error (a corrupt record, or out failing). */
