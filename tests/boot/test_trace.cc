@@ -334,8 +334,8 @@ TEST(TraceModes, BreakpointsAndTrampolinesRecordTheSameSequence)
 			ASSERT_EQ(t1.all.size(), t2.all.size()) << what;
 			auto by_time = [](std::vector<et_ring_record> v) {
 				std::stable_sort(v.begin(), v.end(),
-						 [](const et_ring_record &x, const et_ring_record &y) {
-							 return x.tsc < y.tsc;
+						 [](const et_ring_record &lhs, const et_ring_record &rhs) {
+							 return lhs.tsc < rhs.tsc;
 						 });
 				return v;
 			};
