@@ -7,6 +7,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <x86intrin.h>
 
 #include "arch/x86/boot_cpu.h"
 #include "arch/x86/msr.h"
@@ -162,10 +163,56 @@ int vcpu_set_msr(struct vcpu *vcpu, uint32_t index, uint64_t value)
 	return ioctl(vcpu->fd, KVM_SET_MSRS, &m) == 1 ? 0 : -1;
 }
 
+/* RDTSC + KVM's offset is the guest's TSC when, bracketed by two RDTSCs,
+ * KVM_GET_MSRS reads a value between them plus the offset. */
+static bool tsc_offset_holds(struct vcpu *vcpu, uint64_t offset)
+{
+	for (int i = 0; i < 3; i++) {
+		uint64_t before = __rdtsc(), tsc, after;
+
+		if (vcpu_get_msr(vcpu, X86_MSR_IA32_TSC, &tsc))
+			return false;
+		after = __rdtsc();
+		if (tsc - offset >= before && tsc - offset <= after)
+			return true;
+	}
+	return false;
+}
+
+static void choose_tsc_source(struct vcpu *vcpu)
+{
+	vcpu->tsc_source = 2;
+#ifdef KVM_VCPU_TSC_OFFSET
+	{
+		uint64_t offset = 0;
+		struct kvm_device_attr attr = {
+			.group = KVM_VCPU_TSC_CTRL,
+			.attr = KVM_VCPU_TSC_OFFSET,
+			.addr = (uint64_t)(uintptr_t)&offset,
+		};
+
+		if (ioctl(vcpu->fd, KVM_GET_DEVICE_ATTR, &attr) == 0 &&
+		    tsc_offset_holds(vcpu, offset)) {
+			vcpu->tsc_offset = offset;
+			vcpu->tsc_source = 1;
+		}
+	}
+#endif
+}
+
+bool vcpu_guest_tsc_is_free(struct vcpu *vcpu)
+{
+	if (!vcpu->tsc_source)
+		choose_tsc_source(vcpu);
+	return vcpu->tsc_source == 1;
+}
+
 uint64_t vcpu_guest_tsc(struct vcpu *vcpu)
 {
 	uint64_t tsc;
 
+	if (vcpu_guest_tsc_is_free(vcpu))
+		return __rdtsc() + vcpu->tsc_offset;
 	return vcpu_get_msr(vcpu, X86_MSR_IA32_TSC, &tsc) ? 0 : tsc;
 }
 

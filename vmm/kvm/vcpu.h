@@ -64,6 +64,10 @@ struct vcpu {
 	int work_pending;
 	void (*work_fn)(void *ctx, struct vcpu *vcpu);
 	void *work_ctx;
+	/* The guest TSC without a system call: the host's RDTSC plus KVM's
+	 * offset for this vCPU, read once (see vcpu_guest_tsc()). */
+	int tsc_source; /* 0: not chosen yet, 1: RDTSC + offset, 2: KVM_GET_MSRS */
+	uint64_t tsc_offset;
 };
 
 int vcpu_create(struct vcpu *vcpu, struct vm *vm, unsigned id, const struct cpu_model *model);
@@ -93,8 +97,20 @@ int vcpu_get_msr(struct vcpu *vcpu, uint32_t index, uint64_t *value);
 /* Sets one MSR: 0, or -1 if KVM refuses the value or has no such MSR. */
 int vcpu_set_msr(struct vcpu *vcpu, uint32_t index, uint64_t value);
 
-/* The guest's time stamp counter now, 0 if it cannot be read. */
+/*
+ * The guest's time stamp counter now, 0 if it cannot be read. Where KVM
+ * says the vCPU's TSC offset (KVM_VCPU_TSC_OFFSET) and the guest's TSC
+ * is the host's plus that offset (checked once against KVM_GET_MSRS, so
+ * no TSC scaling is in play), it is the host's RDTSC plus the offset: no
+ * system call, which a breakpoint exit would otherwise pay for every
+ * event. Otherwise each call is a KVM_GET_MSRS. The offset is read on
+ * the first call: a guest that writes its own TSC later (IA32_TSC,
+ * TSC_ADJUST; Linux does not on a clean start) moves KVM's offset, and
+ * the VMM's timestamps would then be off by that step.
+ */
 uint64_t vcpu_guest_tsc(struct vcpu *vcpu);
+/* Whether vcpu_guest_tsc() works without a system call. */
+bool vcpu_guest_tsc_is_free(struct vcpu *vcpu);
 /* The guest TSC's frequency in kHz, 0 when KVM does not say. */
 uint64_t vcpu_tsc_khz(struct vcpu *vcpu);
 

@@ -346,6 +346,15 @@ static int read_record(struct trace_reader *r, struct trace_record *rec)
 	}
 	type = get_u32(hdr);
 	len = get_u32(hdr + 4);
+	/* No record has type 0 or an empty payload: this is where the writer
+	 * stopped, in the space it had allocated ahead (it was killed before
+	 * it could cut that off). The records end here. */
+	if (type == 0 && len == 0) {
+		if (r->scanning)
+			r->info.unwritten_tail = r->limit - off;
+		r->limit = off;
+		return 0;
+	}
 	if (len > TRACE_MAX_PAYLOAD)
 		return corrupt(r, off, "payload length too large");
 	if (r->limit - off - sizeof(hdr) < (uint64_t)len + 4) {
