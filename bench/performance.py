@@ -140,17 +140,23 @@ class Run:
 
 def vmm_overhead_kb(pid, exclude_sizes_kb):
     """(resident, private dirty) KiB of pid outside the mappings whose size
-    is in exclude_sizes_kb (guest RAM, the host trace buffer). Resident
+    is in exclude_sizes_kb (guest RAM, the host trace buffer) and the trace
+    file's mapping (its page cache, written through it). Resident
     counts the shared libraries' pages too; private dirty is the memory the
     VMM itself wrote: its heap and data."""
     try:
         with open("/proc/%d/smaps" % pid) as f:
             rss = dirty = 0
             size = None
+            trace_file = False
             for line in f:
-                if line.startswith("Size:"):
+                if re.match(r"[0-9a-f]+-[0-9a-f]+ ", line):
+                    # The trace file's mapping is the output's page cache:
+                    # a buffer, like the host trace buffer.
+                    trace_file = line.rstrip().endswith(".trace")
+                elif line.startswith("Size:"):
                     size = int(line.split()[1])
-                elif size in exclude_sizes_kb:
+                elif size in exclude_sizes_kb or trace_file:
                     continue
                 elif line.startswith("Rss:"):
                     rss += int(line.split()[1])
@@ -382,10 +388,18 @@ def section_gdb(a, k, linux):
 def section_host(a, linux):
     out = subprocess.run([os.path.join(ROOT, "build", "bench", "host_costs"), "200000"],
                          capture_output=True, text=True).stdout
-    v = dict((k, float(x)) for k, x in (l.split() for l in out.splitlines() if l.strip()))
-    rows = [(k.replace("_ns", "").replace("_", " "), fmt(x, " ns", 0)) for k, x in v.items()]
-    t1 = ("VMM user-space cost of one breakpoint exit (library code, real vCPU ioctls)",
-          ["part", "per exit"], rows)
+    rows = []
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) != 3:
+            continue
+        unit = " ns" if f[0].endswith("_ns") else ""
+        name = f[0].replace("_ns", "").replace("_", " ")
+        cols = [fmt(float(x), unit, 0) if x != "-" else "-" for x in f[1:]]
+        rows.append((name, cols[0], cols[1]))
+    t1 = ("VMM user-space cost of one breakpoint exit (library code, real vCPU ioctls), "
+          "previous design (a TSC ioctl and a write() per exit) and now, side by side in one run",
+          ["part", "previous design", "now"], rows)
     rows = []
     trace = linux and linux.get("trace")
     if trace and os.path.exists(trace):

@@ -39,8 +39,9 @@
  */
 #define END_REASON_MAX 64
 #define END_ROOM (TRACE_RECORD_OVERHEAD + 32 + END_REASON_MAX)
-/* The file grows, and the mapping moves, this much at a time: three
- * system calls (allocate, unmap, map) per 8 MiB, about 260,000 events. */
+/* The file grows, and the mapping moves, this much at a time: four
+ * system calls (allocate, map, populate, unmap) per 8 MiB, about 190,000
+ * events. */
 #define CHUNK (8ull << 20)
 
 struct trace_writer {
@@ -109,6 +110,12 @@ static int remap(struct trace_writer *w)
 		 (off_t)start);
 	if (p == MAP_FAILED)
 		return errno;
+#ifdef MADV_POPULATE_WRITE
+	/* The pages' write faults now, in one call, rather than one fault
+	 * every 93 events (the page cache's pages were allocated already:
+	 * this takes no room). A kernel without it faults them one by one. */
+	(void)madvise(p, (size_t)(w->alloc_end - start), MADV_POPULATE_WRITE);
+#endif
 	if (w->map)
 		munmap(w->map, w->map_len);
 	w->map = p;
