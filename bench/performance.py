@@ -12,6 +12,8 @@ all of them):
   start    VMM start to first guest instruction (and exit), vs QEMU
   memory   VMM memory beyond guest RAM and trace buffers
   events   per-event cost by mode on the test kernel (repeat=N call tree)
+  graph    durations without the tracer's cost: the call tree with --graph, as
+           recorded and corrected, against the tree alone
   linux    the Debian kernel's early phase, untraced / int3 / trampoline
   qemu     the Debian kernel's boot milestones, earlytrace vs QEMU+KVM
   gdb      the baseline a user has today: QEMU's gdbstub, hbreak __fentry__
@@ -285,6 +287,51 @@ def section_events(a):
              "vs untraced"], rows)
 
 
+def section_graph(a):
+    """Durations without the tracer's own cost: the test kernel's whole
+    call tree (ct_root) with --graph on every ct_* function, as recorded
+    and as reported (the OVERHEAD record's exits taken out), against the
+    same tree with only ct_root itself traced (two exits a tree: the
+    untraced duration, near enough). Means per tree, from folded stacks
+    (their self times add up to the roots' durations)."""
+    R = 20 if a.quick else 50
+    trees = 4 * R  # four phases run the tree
+    common = [ET, "trace", "--kernel", IMG, "--mem", "32M", "--graph",
+              "--append", "repeat=%d" % R]
+    runs = 1 if a.quick else a.runs
+    base, raw, fixed, exits, cost = [], [], [], None, ""
+    with tempfile.TemporaryDirectory() as d:
+        for _ in range(runs):
+            for name, flt in (("root", "ct_root"), ("all", "ct_*")):
+                path = os.path.join(d, name + ".trace")
+                r = subprocess.run(common + ["--filter", flt, "-o", path],
+                                   capture_output=True, text=True)
+                if name == "all":
+                    m = re.search(r"tracer cost: (\d+) breakpoint exits, (.*)", r.stderr)
+                    if m:
+                        exits, cost = int(m.group(1)), m.group(2)
+
+                def folded(*extra):
+                    out = subprocess.run([ET, "report", path, "-f", "folded"] + list(extra),
+                                         capture_output=True, text=True).stdout
+                    return sum(int(l.rsplit(" ", 1)[1]) for l in out.splitlines() if l.strip())
+                if name == "root":
+                    base.append(folded("--raw-durations") / trees)
+                else:
+                    raw.append(folded("--raw-durations") / trees)
+                    fixed.append(folded() / trees)
+    b, w, c = median(base), median(raw), median(fixed)
+    rows = [("ct_root alone traced (2 exits a tree): the untraced duration", fmt(b / 1e3, " µs", 1),
+             "1.00", ""),
+            ("every ct_* traced, as recorded (--raw-durations)", fmt(w / 1e3, " µs", 1),
+             fmt(ratio(w, b)), ""),
+            ("every ct_* traced, the tracer's exits taken out (default)", fmt(c / 1e3, " µs", 1),
+             fmt(ratio(c, b)), "goal <= 1.10: %s" % ("met" if c <= 1.1 * b else "not met"))]
+    return ("Durations without the tracer's cost: the test kernel's call tree with --graph, mean "
+            "per tree over %d trees, median of %d; %s breakpoint exits, %s" % (trees, runs, exits, cost),
+            ["duration of ct_root", "per tree", "vs untraced", "goal"], rows)
+
+
 def linux_run(k, mode, a):
     argv = [ET, "trace", "--kernel", k, "--mem", "256M", "--append", "console=ttyS0 earlyprintk=ttyS0",
             "--until", "sched_init", "-o", "/tmp/earlytrace-bench-%s.trace" % mode]
@@ -472,7 +519,7 @@ def table(title, head, rows):
     return s + "\n"
 
 
-SECTIONS = ("start", "events", "linux", "qemu", "memory", "gdb", "host")
+SECTIONS = ("start", "events", "graph", "linux", "qemu", "memory", "gdb", "host")
 
 
 def merge_results(doc, fresh, stamp):
@@ -519,6 +566,9 @@ def main():
     if "events" in only:
         log("events")
         emit("events", section_events(a))
+    if "graph" in only:
+        log("graph")
+        emit("graph", section_graph(a))
     linux = None
     if a.kernel and "linux" in only:
         t, linux = section_linux(a, a.kernel)

@@ -32,11 +32,15 @@ const char cli_report_usage[] =
 	"                       trace-cmd's trace.dat, for trace-cmd report and\n"
 	"                       KernelShark (binary: use -o FILE.dat)\n"
 	"  -o, --output FILE    write there instead of standard output\n"
+	"      --raw-durations  graph, json, folded: durations as recorded, the\n"
+	"                       tracer's own exits included (by default they are\n"
+	"                       taken out, as the file's OVERHEAD record says)\n"
 	"  -h, --help           show this help\n";
 
 static const struct option report_options_table[] = {
 	{ "format", required_argument, NULL, 'f' },
 	{ "output", required_argument, NULL, 'o' },
+	{ "raw-durations", no_argument, NULL, 'R' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -57,6 +61,9 @@ int cli_parse_report(int argc, char **argv, struct report_options *opts)
 			break;
 		case 'o':
 			opts->output = optarg;
+			break;
+		case 'R':
+			opts->raw_durations = true;
 			break;
 		case 'h':
 			opts->help = true;
@@ -97,6 +104,7 @@ int cmd_report(int argc, char **argv)
 			return EXIT_STATUS_ERROR;
 		}
 	}
+	report_set_raw_durations(opts.raw_durations);
 	ret = report_write(r, opts.format, out);
 	if (out != stdout && fclose(out) && !ret)
 		ret = et_error_errno("cannot write %s", opts.output);

@@ -254,3 +254,65 @@ bool vcpu_is_halted(struct vcpu *vcpu)
 
 	return ioctl(vcpu->fd, KVM_GET_MP_STATE, &mp) == 0 && mp.mp_state == KVM_MP_STATE_HALTED;
 }
+
+static int compare_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int vcpu_time_int3_exits(struct vcpu *vcpu, uint8_t *code, unsigned n, uint64_t *ticks)
+{
+	uint64_t times[64];
+	uint8_t saved = *code;
+	uint32_t reason = 0;
+	unsigned done = 0;
+
+	if (n > 64)
+		n = 64;
+	*code = 0xcc;
+	vcpu->run->kvm_valid_regs = 0;
+	vcpu->run->kvm_dirty_regs = 0;
+	while (done < n) {
+		uint64_t before = __rdtsc(), after;
+
+		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			break;
+		}
+		after = __rdtsc();
+		/* KVM_EXIT_DEBUG, or on KVMs that cannot run a guest kernel's
+		 * int3 an emulation failure at it; the same every time. */
+		if ((vcpu->run->exit_reason != KVM_EXIT_DEBUG &&
+		     vcpu->run->exit_reason != KVM_EXIT_INTERNAL_ERROR) ||
+		    (done && vcpu->run->exit_reason != reason))
+			break;
+		reason = vcpu->run->exit_reason;
+		times[done++] = after - before;
+	}
+	*code = saved;
+	if (done < n)
+		return -1;
+	qsort(times, n, sizeof(times[0]), compare_u64);
+	*ticks = times[n / 2];
+	return 0;
+}
+
+int vcpu_time_exit_again(struct vcpu *vcpu, const struct kvm_regs *regs, uint64_t *ticks)
+{
+	uint32_t reason = vcpu->run->exit_reason;
+	uint64_t before, after;
+
+	if (regs->rflags & (1u << 9) || vcpu->run->kvm_dirty_regs)
+		return -1;
+	before = __rdtsc();
+	if (ioctl(vcpu->fd, KVM_RUN, 0) < 0)
+		return -1;
+	after = __rdtsc();
+	if (vcpu->run->exit_reason != reason)
+		return -1;
+	*ticks = after - before;
+	return 0;
+}

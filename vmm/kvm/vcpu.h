@@ -41,6 +41,12 @@ typedef const char *(*vcpu_symbolize_fn)(void *ctx, uint64_t addr, char *buf, si
  * value is known. The tracer's timeline (vmm/trace/exit_events.c). */
 typedef void (*vcpu_exit_observer_fn)(void *ctx, struct vcpu *vcpu, const struct et_exit *x);
 
+/* Exits charged to the tracer: how many, and the host TSC ticks their
+ * user-space part took (KVM_RUN returning to the next KVM_RUN). */
+struct exit_charge {
+	uint64_t exits, ticks;
+};
+
 struct vcpu {
 	struct vm *vm;
 	unsigned id;
@@ -68,6 +74,11 @@ struct vcpu {
 	 * offset for this vCPU, read once (see vcpu_guest_tsc()). */
 	int tsc_source; /* 0: not chosen yet, 1: RDTSC + offset, 2: KVM_GET_MSRS */
 	uint64_t tsc_offset;
+	/* The tracer's own cost, for durations without it: a handler that
+	 * sets `charge` has this exit's time in user space, from KVM_RUN's
+	 * return (exit_host_tsc) to the next KVM_RUN, added to it. */
+	uint64_t exit_host_tsc;
+	struct exit_charge *charge;
 };
 
 int vcpu_create(struct vcpu *vcpu, struct vm *vm, unsigned id, const struct cpu_model *model);
@@ -111,6 +122,28 @@ int vcpu_set_msr(struct vcpu *vcpu, uint32_t index, uint64_t value);
 uint64_t vcpu_guest_tsc(struct vcpu *vcpu);
 /* Whether vcpu_guest_tsc() works without a system call. */
 bool vcpu_guest_tsc_is_free(struct vcpu *vcpu);
+
+/*
+ * What a breakpoint exit costs beyond the VMM's user-space work: KVM_RUN
+ * entering the guest, the int3, the exit and the return to user space,
+ * in host TSC ticks (the median of n round trips). Before the guest's
+ * first instruction, with guest int3s reported to the VMM: code is the
+ * host address of the byte at the vCPU's rip, which holds an int3 for the
+ * time of it and its own byte again after. 0, or -1 (nothing measured)
+ * when an exit is not the int3's.
+ */
+int vcpu_time_int3_exits(struct vcpu *vcpu, uint8_t *code, unsigned n, uint64_t *ticks);
+
+/*
+ * The same, during the run, from the handler of a breakpoint exit whose
+ * int3 is still in place and whose registers are unchanged: one more
+ * KVM_RUN, which ends at the same int3 at once, timed in host TSC ticks.
+ * Only with the guest's interrupts off (otherwise an interrupt could run
+ * first and end the KVM_RUN with an exit nobody would handle). 0, or -1
+ * when it could not be timed (then nothing happened to the guest, or the
+ * exit was again the same one).
+ */
+int vcpu_time_exit_again(struct vcpu *vcpu, const struct kvm_regs *regs, uint64_t *ticks);
 /* The guest TSC's frequency in kHz, 0 when KVM does not say. */
 uint64_t vcpu_tsc_khz(struct vcpu *vcpu);
 

@@ -22,6 +22,7 @@
 #include "vmm/error.h"
 #include "vmm/report/report.h"
 #include "vmm/report/report_util.h"
+#include "vmm/trace/overhead.h"
 #include "vmm/trace/event.h"
 
 #define JSON_NAMED_CPUS 1024
@@ -34,6 +35,7 @@ struct json_state {
 	size_t nr_notes, next_note;
 	bool first;
 	uint8_t cpus[JSON_NAMED_CPUS / 8];
+	struct overhead_clock clock; /* durations without the tracer's exits */
 };
 
 static void sep(struct json_state *st)
@@ -79,7 +81,7 @@ static void note_event(struct json_state *st, const struct trace_note *n)
 		ob_str(ob, "{\"name\":");
 		ob_json_str(ob, n->text);
 		ob_str(ob, ",\"cat\":\"mark\",\"ph\":\"i\",\"s\":\"g\",");
-		ts(st, n->tsc);
+		ts(st, overhead_clock_note(&st->clock, n->tsc));
 		ob_str(ob, ",\"pid\":1,\"tid\":0}");
 		return;
 	}
@@ -88,7 +90,7 @@ static void note_event(struct json_state *st, const struct trace_note *n)
 		ob_str(ob, "{\"name\":");
 		ob_json_str(ob, n->text);
 		ob_str(ob, ",\"cat\":\"kernel\",\"ph\":\"i\",\"s\":\"t\",");
-		ts(st, n->tsc);
+		ts(st, overhead_clock_note(&st->clock, n->tsc));
 		ob_str(ob, ",\"pid\":1,\"tid\":");
 		ob_u64(ob, n->cpu, 0, ' ');
 		ob_str(ob, "}");
@@ -98,7 +100,7 @@ static void note_event(struct json_state *st, const struct trace_note *n)
 	ob_str(ob, "{\"name\":");
 	ob_json_str(ob, name);
 	ob_str(ob, ",\"cat\":\"drop\",\"ph\":\"i\",\"s\":\"g\",");
-	ts(st, n->tsc);
+	ts(st, overhead_clock_note(&st->clock, n->tsc));
 	ob_str(ob, ",\"pid\":1,\"tid\":0,\"args\":{\"dropped\":");
 	ob_u64(ob, n->dropped, 0, ' ');
 	ob_str(ob, ",\"total\":");
@@ -144,6 +146,12 @@ static void other_data(struct json_state *st, struct trace_reader *r)
 		  in->tsc_khz ? "guest TSC; ts in microseconds"
 			      : "guest TSC, frequency unknown; ts in TSC cycles since the first event",
 		  true);
+	{
+		char what[320];
+
+		other_str(ob, "durations",
+			  overhead_describe(in, report_raw_durations(), what, sizeof(what)), true);
+	}
 	if (in->has_meta && gmtime_r(&secs, &tm)) {
 		strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
 		other_str(ob, "start_time", buf, true);
@@ -264,8 +272,10 @@ int report_json(struct trace_reader *r, FILE *out)
 	sep(&st);
 	ob_str(ob, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,"
 		   "\"args\":{\"name\":\"guest\"}}");
+	overhead_clock_init(&st.clock, st.in, report_raw_durations());
 	while ((ret = trace_merge_next(m, &ev)) > 0) {
 		notes_before(&st, ev.tsc);
+		ev.tsc = overhead_clock_event(&st.clock, &ev);
 		if (et_rec_is_exit(&ev))
 			exit_event(&st, &ev);
 		else if (et_rec_kind(&ev) == ET_REC_RET)

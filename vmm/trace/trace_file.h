@@ -60,6 +60,24 @@ enum trace_record_type {
 	 * type id and kind, tsc, ip, its bytes as the kernel wrote them, and
 	 * its text. Readers that predate it skip it. */
 	TRACE_REC_KEVENT = 7,
+	/* What the tracer's own exits cost the guest: the time it stood still
+	 * for them, so reports can show durations without it (written at the
+	 * end of the run; vmm/trace/overhead.h). Readers that predate it skip
+	 * it. */
+	TRACE_REC_OVERHEAD = 8,
+};
+
+/* The OVERHEAD record: guest TSC ticks the guest stood still for the
+ * tracer. exits: breakpoint exits that recorded a call or a return, and
+ * exit_ticks the host's time in user space for them, measured at each;
+ * drains: the drain exits trampoline batches asked for, drain_ticks the
+ * same; rest_ticks: what each exit costs beyond that (into the guest and
+ * back), timed at the start of the run; 0 when it could not be. */
+struct trace_overhead {
+	uint64_t tsc; /* guest TSC when written */
+	uint64_t exits, exit_ticks;
+	uint64_t drains, drain_ticks;
+	uint64_t rest_ticks;
 };
 
 /* What a KEVENT is (vmm/ftrace/entries.h decodes them). */
@@ -106,6 +124,7 @@ int trace_writer_drops(struct trace_writer *w, uint64_t dropped_total, uint64_t 
 		       const char *reason);
 int trace_writer_mark(struct trace_writer *w, uint64_t tsc, const char *text);
 int trace_writer_kevent(struct trace_writer *w, const struct trace_kevent *k);
+int trace_writer_overhead(struct trace_writer *w, const struct trace_overhead *o);
 /*
  * Writes END and closes the file; frees w (NULL is accepted). Call once.
  *
@@ -173,6 +192,8 @@ struct trace_info {
 	bool truncated;		  /* the final record was cut short */
 	uint64_t truncated_at;	  /* its offset */
 	uint64_t data_size;	  /* bytes of complete records incl. header */
+	bool has_overhead;	  /* an OVERHEAD record: the last one */
+	struct trace_overhead overhead;
 	uint64_t unwritten_tail;  /* bytes after the records that the writer had
 				   * allocated but not written (a zero record
 				   * header starts them): it did not close */

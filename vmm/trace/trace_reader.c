@@ -428,6 +428,11 @@ static int read_record(struct trace_reader *r, struct trace_record *rec)
 		sanitize((char *)k->text, len - 28 - k->payload_len);
 		break;
 	}
+	case TRACE_REC_OVERHEAD:
+		if (len < 48)
+			return corrupt(r, off, "OVERHEAD record too short");
+		rec->tsc = get_u64(r->buf);
+		break;
 	case TRACE_REC_END:
 		if (len < 32)
 			return corrupt(r, off, "END record too short");
@@ -519,6 +524,19 @@ static int account(struct trace_reader *r, const struct trace_record *rec)
 		if (set_string(r, STR_LAST_MARK, (const uint8_t *)rec->text, strlen(rec->text)))
 			return -1;
 		return add_note(r, rec);
+	case TRACE_REC_OVERHEAD: {
+		const uint8_t *p = rec->payload;
+		struct trace_overhead *o = &in->overhead;
+
+		o->tsc = get_u64(p);
+		o->exits = get_u64(p + 8);
+		o->exit_ticks = get_u64(p + 16);
+		o->drains = get_u64(p + 24);
+		o->drain_ticks = get_u64(p + 32);
+		o->rest_ticks = get_u64(p + 40);
+		in->has_overhead = true;
+		return 0;
+	}
 	case TRACE_REC_END:
 		in->has_end = true;
 		in->end_recorded = rec->recorded;

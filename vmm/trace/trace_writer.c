@@ -457,6 +457,22 @@ int trace_writer_kevent(struct trace_writer *w, const struct trace_kevent *k)
 	return emit(w, TRACE_REC_KEVENT, 28 + raw + n);
 }
 
+int trace_writer_overhead(struct trace_writer *w, const struct trace_overhead *o)
+{
+	const uint64_t v[6] = { o->tsc, o->exits, o->exit_ticks, o->drains, o->drain_ticks,
+				o->rest_ticks };
+	uint8_t *p;
+
+	if (w->failed)
+		return 0;
+	p = reserve(w, sizeof(v), true);
+	if (!p)
+		return -1;
+	for (int i = 0; i < 6; i++)
+		put_u64(p + 8 * i, v[i]);
+	return emit(w, TRACE_REC_OVERHEAD, sizeof(v));
+}
+
 int trace_writer_close(struct trace_writer *w, uint64_t recorded, uint64_t dropped,
 		       const char *exit_reason)
 {
