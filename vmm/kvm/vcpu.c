@@ -311,8 +311,11 @@ int vcpu_time_exit_again(struct vcpu *vcpu, const struct kvm_regs *regs, uint64_
 	if (ioctl(vcpu->fd, KVM_RUN, 0) < 0)
 		return -1;
 	after = __rdtsc();
-	if (vcpu->run->exit_reason != reason)
-		return -1;
+	/* Something ran first after all (an NMI): this is another exit, and
+	 * the caller's registers are stale. */
+	if (vcpu->run->exit_reason != reason ||
+	    (vcpu->regs_synced && vcpu->run->s.regs.regs.rip != regs->rip))
+		return -2;
 	*ticks = after - before;
 	return 0;
 }

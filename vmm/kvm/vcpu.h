@@ -139,9 +139,10 @@ int vcpu_time_int3_exits(struct vcpu *vcpu, uint8_t *code, unsigned n, uint64_t 
  * int3 is still in place and whose registers are unchanged: one more
  * KVM_RUN, which ends at the same int3 at once, timed in host TSC ticks.
  * Only with the guest's interrupts off (otherwise an interrupt could run
- * first and end the KVM_RUN with an exit nobody would handle). 0, or -1
- * when it could not be timed (then nothing happened to the guest, or the
- * exit was again the same one).
+ * first and end the KVM_RUN with an exit nobody would handle). 0; -1
+ * when it was not tried or the guest did not run (nothing changed); -2
+ * when the guest ran something else first (an NMI) and the exit is
+ * another one, which the caller cannot handle as its own.
  */
 int vcpu_time_exit_again(struct vcpu *vcpu, const struct kvm_regs *regs, uint64_t *ticks);
 /* The guest TSC's frequency in kHz, 0 when KVM does not say. */

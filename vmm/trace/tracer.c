@@ -86,9 +86,19 @@ static bool on_int3(void *ctx, struct vcpu *vcpu, struct kvm_regs *regs,
 		return false;
 	/* The exit's cost beyond the VMM's work, in the guest's own state:
 	 * this exit once more (its time is charged with the rest of it). */
-	if (t->nr_rest_samples < TRACER_REST_SAMPLES &&
-	    vcpu_time_exit_again(vcpu, regs, &t->rest_samples[t->nr_rest_samples]) == 0)
-		t->nr_rest_samples++;
+	if (t->nr_rest_samples < TRACER_REST_SAMPLES) {
+		int timed = vcpu_time_exit_again(vcpu, regs, &t->rest_samples[t->nr_rest_samples]);
+
+		if (timed == 0) {
+			t->nr_rest_samples++;
+		} else if (timed == -2) {
+			/* Never resume the guest from registers it has left. */
+			et_error("an exit timed at a breakpoint ended elsewhere (an NMI ran "
+				 "first): the guest's state cannot be resumed");
+			vm_request_stop(&t->m->vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
+			return true;
+		}
+	}
 	record_call(t, vcpu, site, regs, sregs, &pg);
 	vcpu->charge = &t->bp_charge;
 	regs->rip += X86_SITE_LEN;
