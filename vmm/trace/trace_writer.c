@@ -13,9 +13,9 @@
  * switches to counting what it loses. Room for END is always allocated
  * ahead, so the file can say how many events it lacks.
  *
- * An output that is not a regular file (/dev/null, a pipe) cannot be
- * mapped: there each record is assembled in a buffer and handed to the
- * kernel in one write().
+ * An output that is not a regular file (/dev/null, a pipe), or a file on
+ * a file system that cannot map it, gets each record assembled in a
+ * buffer and handed to the kernel in one write().
  */
 #include "vmm/trace/trace_file.h"
 
@@ -146,6 +146,15 @@ static uint8_t *reserve(struct trace_writer *w, size_t len, bool keep_end_room)
 	uint64_t need = w->off + len + TRACE_RECORD_OVERHEAD + (keep_end_room ? END_ROOM : 0);
 	int err;
 
+	if (!w->stream && !w->map && w->off == 0 && !w->alloc_end) {
+		/* The first record (the header): a file system that cannot map
+		 * files gets write() instead. */
+		if (allocate(w, CHUNK) == 0 && remap(w)) {
+			(void)!ftruncate(w->fd, 0);
+			w->alloc_end = 0;
+			w->stream = true;
+		}
+	}
 	if (w->stream) {
 		if (len + TRACE_RECORD_OVERHEAD > w->cap) {
 			uint8_t *p = realloc(w->buf, len + TRACE_RECORD_OVERHEAD);
