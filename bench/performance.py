@@ -380,6 +380,56 @@ def section_linux(a, k):
                     "trace": "/tmp/earlytrace-bench-int3.trace"}
 
 
+FOLLOW_APPEND = ("console=ttyS0 earlycon=uart8250,io,0x3f8 unknown_nmi_panic panic=-1")
+# What `trace --follow -f '*_init'` adds itself (it says so on stderr):
+# the untraced baseline runs the kernel's own tracer the same way.
+FOLLOW_FTRACE = "ftrace=function ftrace_filter=*_init trace_buf_size=4194304 trace_clock=x86-tsc"
+
+
+def follow_run(k, how):
+    """Debian to trace_init, where an NMI panics it: the kernel's own
+    function tracer on *_init throughout; earlytrace reads its ring (or
+    not, untraced) every 0.1 s or every 0.01 s."""
+    if how == "untraced":
+        argv = [ET, "run", "--kernel", k, "--mem", "256M", "--append",
+                FOLLOW_APPEND + " " + FOLLOW_FTRACE, "--nmi-at", "trace_init"]
+    else:
+        argv = [ET, "trace", "--kernel", k, "--mem", "256M", "--append", FOLLOW_APPEND,
+                "--follow", "-f", "*_init", "--nmi-at", "trace_init",
+                "--follow-period", how, "-o", "/tmp/earlytrace-bench-follow.trace"]
+    return Run(argv, marks=[("start_kernel", "Linux version")], sample=False).go()
+
+
+def section_follow(a, k):
+    runs = 1 if a.quick else a.runs
+    res = {}
+    for i in range(runs):
+        for how in ("untraced", "0.1", "0.01"):
+            log("follow %s run %d/%d" % (how, i + 1, runs))
+            res.setdefault(how, []).append(follow_run(k, how))
+    base = median([r.wall for r in res["untraced"]])
+    rows = []
+    pat = (r"the kernel's ring: (\d+) calls.*? in (\d+) reads \(([0-9.]+) us of VMM time a read")
+    for how, rs in res.items():
+        w = median([r.wall for r in rs])
+        m = [re.search(pat, r.err) for r in rs]
+        m = [x for x in m if x]
+        if how == "untraced" or not m:
+            rows.append(("untraced (kernel's tracer on, not read)" if how == "untraced" else how,
+                         fmt(w, " s", 1), fmt(ratio(w, base)), "", "", "", ""))
+            continue
+        ev = median([int(x.group(1)) for x in m])
+        reads = median([int(x.group(2)) for x in m])
+        us = median([float(x.group(3)) for x in m])
+        rate = ev / (reads * us * 1e-6) if reads and us else None
+        rows.append(("--follow, a read every %s s" % how, fmt(w, " s", 1), fmt(ratio(w, base)),
+                     fmt(reads, "", 0), fmt(us, " us", 1), fmt(ev, "", 0), fmt(rate, "", 0)))
+    return ("Debian cloud kernel with its own tracer on *_init, to an NMI panic at trace_init: "
+            "the cost of reading its ring live (median of %d)" % runs,
+            ["run", "wall", "ratio", "reads", "VMM time a read", "kernel events read",
+             "events read per s of VMM time"], rows)
+
+
 def section_gdb(a, k, linux):
     """QEMU+KVM with its gdbstub: a hardware breakpoint on __fentry__
     (every early call goes through it until ftrace_init), gdb continuing
@@ -519,7 +569,7 @@ def table(title, head, rows):
     return s + "\n"
 
 
-SECTIONS = ("start", "events", "graph", "linux", "qemu", "memory", "gdb", "host")
+SECTIONS = ("start", "events", "graph", "linux", "follow", "qemu", "memory", "gdb", "host")
 
 
 def merge_results(doc, fresh, stamp):
@@ -573,6 +623,8 @@ def main():
     if a.kernel and "linux" in only:
         t, linux = section_linux(a, a.kernel)
         emit("linux", t)
+    if a.kernel and "follow" in only:
+        emit("follow", section_follow(a, a.kernel))
     if a.kernel and "qemu" in only:
         log("qemu")
         emit("qemu", section_qemu(a))

@@ -6,7 +6,7 @@
 # docs/performance.md between its results markers. Not part of the test
 # command; installs QEMU, gdb and python3 itself.
 #
-#   bench/performance.sh [--quick] [--runs N] [--only start,events,graph,linux,qemu,memory,gdb,host]
+#   bench/performance.sh [--quick] [--runs N] [--only start,events,graph,linux,follow,qemu,memory,gdb,host]
 #
 # --only reruns some sections and keeps the others' tables (each says when
 # and where it was measured). gdb and the report rates need the Debian
@@ -42,5 +42,5 @@ gcc -std=c17 -D_GNU_SOURCE -O2 -I. -Iguestlib/include -Wall -Wextra -Werror \
 gcc -std=c17 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror bench/start_costs.c -o build/bench/start_costs
 
 kernel=$(bash images/fetch-debian-kernel.sh 2>/dev/null) || kernel=
-[ -n "$kernel" ] || log "no Debian kernel: the linux and gdb sections are skipped"
+[ -n "$kernel" ] || log "no Debian kernel: the linux, follow and gdb sections are skipped"
 exec python3 bench/performance.py --tiny build/bench/tiny.elf --kernel "$kernel" "$@"

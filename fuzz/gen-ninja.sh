@@ -69,16 +69,21 @@ rule ar
   command = rm -f \$out && ar crs \$out \$in
   description = AR \$out
 rule link
-  command = \$cc \$san -fsanitize=fuzzer -o \$out \$in \$host_libs
+  command = \$cc \$san -fsanitize=fuzzer -o \$out \$in \$host_libs -lxml2
   description = LINK \$out
 
 $lib_builds
 build $out/libearlytrace.a: ar $(grep -o '^build [^:]*' <<<"$lib_builds" | cut -d' ' -f2 | tr '\n' ' ')
 build $out/obj/fuzz/targets.o: cc fuzz/targets.c
 build $out/obj/fuzz/targets_ftrace.o: cc fuzz/targets_ftrace.c
+# domain_xml: libvirt's domain parser (libxml2), outside libearlytrace.a.
+build $out/obj/fuzz/targets_libvirt.o: cc fuzz/targets_libvirt.c
+build $out/obj/vmm/libvirt/domain_parse.o: cc vmm/libvirt/domain_parse.c
+  host_cflags = \$host_cflags \$xml_cflags
 EOF
 for t in "$@"; do
 	echo "build $out/obj/fuzz/fuzz_$t.o: cc fuzz/fuzz_$t.c"
 	echo "build $out/fuzz_$t: link $out/obj/fuzz/fuzz_$t.o $out/obj/fuzz/targets.o" \
-		"$out/obj/fuzz/targets_ftrace.o $out/libearlytrace.a"
+		"$out/obj/fuzz/targets_ftrace.o $out/obj/fuzz/targets_libvirt.o" \
+		"$out/obj/vmm/libvirt/domain_parse.o $out/libearlytrace.a"
 done

@@ -873,6 +873,38 @@ def seeds_panic_message():
           panic_input(b"%s|%s", [0x1000 - 4, 0x5000], ram=b"\0" * 0xffc + b"abcd"))
 
 
+def seeds_domain_xml():
+    """libvirt domain definitions, as `virsh dumpxml` gives them."""
+    os_direct = ("<os><type arch='x86_64' machine='pc-q35-7.2'>hvm</type>"
+                 "<kernel>/boot/vmlinuz</kernel><initrd>/boot/initrd.img</initrd>"
+                 "<cmdline>console=ttyS0 root=/dev/vda1 quiet</cmdline><boot dev='hd'/></os>")
+    write("domain_xml", "direct-kernel-boot.xml", (
+        "<domain type='kvm'>\n  <name>web1</name>\n"
+        "  <uuid>c7a5fdbd-edaf-9455-926a-d65c16db1809</uuid>\n"
+        "  <memory unit='KiB'>524288</memory>\n  <currentMemory unit='KiB'>524288</currentMemory>\n"
+        "  <vcpu placement='static' current='1'>2</vcpu>\n  " + os_direct + "\n"
+        "  <features><acpi/><apic/></features>\n  <cpu mode='host-passthrough'/>\n"
+        "  <devices>\n    <emulator>/usr/bin/qemu-system-x86_64</emulator>\n"
+        "    <disk type='file' device='disk'><driver name='qemu' type='qcow2'/>"
+        "<source file='/var/lib/libvirt/images/web1.qcow2'/><target dev='vda' bus='virtio'/></disk>\n"
+        "    <interface type='network'><source network='default'/><model type='virtio'/></interface>\n"
+        "    <serial type='pty'><target port='0'/></serial>\n"
+        "    <console type='pty'><target type='serial' port='0'/></console>\n"
+        "  </devices>\n</domain>\n").encode())
+    write("domain_xml", "units.xml", (
+        "<domain type='kvm'><name>m</name><memory unit='GiB'>2</memory>"
+        "<currentMemory unit='MB'>4096</currentMemory><vcpu>1</vcpu>" + os_direct +
+        "</domain>").encode())
+    write("domain_xml", "no-kernel.xml",
+          b"<domain type='qemu'><name>disk-boot</name><memory>65536</memory>"
+          b"<os><type>hvm</type><boot dev='hd'/></os></domain>")
+    write("domain_xml", "entities.xml",
+          b"<?xml version='1.0'?><!DOCTYPE domain [<!ENTITY k '/boot/vmlinuz'>]>"
+          b"<domain type='kvm'><name>&lt;e&gt;</name><memory unit='b'>4194305</memory>"
+          b"<os><type>hvm</type><kernel>&k;</kernel><cmdline>a&#10;b</cmdline></os></domain>")
+    write("domain_xml", "not-xml.xml", b"<domain type='kvm'><name>x</name><memory>")
+
+
 def main():
     kernel = seeds_elf()
     seeds_bzimage(kernel)
@@ -888,6 +920,7 @@ def main():
     seeds_ftrace_page()
     seeds_ftrace_ring()
     seeds_panic_message()
+    seeds_domain_xml()
 
 
 if __name__ == "__main__":

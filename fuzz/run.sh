@@ -9,6 +9,8 @@
 #   FUZZ_RUNS=1000000 bash fuzz/run.sh    another count for every target
 #   FUZZ_RUNS_elf=50000 bash fuzz/run.sh  another count for one target
 #   FUZZ_MAX_LEN[_<target>]=N             longest input (0: libFuzzer's choice)
+#   FUZZ_MAX_TIME[_<target>]=S            stop after S seconds even if the runs
+#                                         are not done (fuzz/long.sh: an hour)
 #   FUZZ_BUILD_ONLY=1 bash fuzz/run.sh    build, do not run
 #
 # The normal build (gcc, build.ninja) is not touched: the project's sources
@@ -22,7 +24,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 ALL_TARGETS=(elf bzimage system_map kallsyms trace_reader hypercall tramp_drain page_walk expect
-	ftrace_page ftrace_ring panic_message)
+	ftrace_page ftrace_ring panic_message domain_xml)
 RUNS=${FUZZ_RUNS:-200000}
 # Longest input the fuzzer makes (larger seeds are cut to it): what the
 # committed seeds need, so executions stay fast. FUZZ_MAX_LEN=0 lets
@@ -30,7 +32,7 @@ RUNS=${FUZZ_RUNS:-200000}
 declare -A DEFAULT_MAX_LEN=(
 	[elf]=16384 [bzimage]=16384 [system_map]=16384 [kallsyms]=16384
 	[trace_reader]=16384 [hypercall]=2048 [tramp_drain]=2048 [page_walk]=24576
-	[expect]=4096 [ftrace_page]=8192 [ftrace_ring]=32768 [panic_message]=4096
+	[expect]=4096 [ftrace_page]=8192 [ftrace_ring]=32768 [panic_message]=4096 [domain_xml]=8192
 )
 OUT=build/fuzz
 
@@ -90,18 +92,21 @@ fi
 # ---- run ---------------------------------------------------------------
 table=$OUT/results.txt
 status=0
-printf '%-14s %10s %9s %8s %8s %s\n' target execs seconds crashes corpus+ artifacts >"$table"
+printf '%-14s %10s %9s %7s %8s %8s %s\n' target execs seconds cov crashes corpus+ artifacts >"$table"
 for t in "${targets[@]}"; do
 	runs_var="FUZZ_RUNS_$t"
 	runs=${!runs_var:-$RUNS}
 	max_len_var="FUZZ_MAX_LEN_$t"
 	max_len=${!max_len_var:-${FUZZ_MAX_LEN:-${DEFAULT_MAX_LEN[$t]}}}
+	max_time_var="FUZZ_MAX_TIME_$t"
+	max_time=${!max_time_var:-${FUZZ_MAX_TIME:-0}}
 	corpus=$OUT/corpus/$t
 	artifacts=$OUT/artifacts/$t
 	log=$OUT/logs/$t.log
 	rm -rf "$corpus" "$artifacts"
 	mkdir -p "$corpus" "$artifacts" "$OUT/logs"
-	for dir in "tests/fuzz-corpus/$t" "tests/fuzz-regressions/$t" "$gen/$t"; do
+	# $OUT/long-corpus/<target>: what earlier long runs found (fuzz/long.sh).
+	for dir in "tests/fuzz-corpus/$t" "tests/fuzz-regressions/$t" "$gen/$t" "$OUT/long-corpus/$t"; do
 		[ -d "$dir" ] && find "$dir" -maxdepth 1 -type f ! -name '.*' -exec cp {} "$corpus/" \;
 	done
 	before=$(find "$corpus" -type f | wc -l)
@@ -109,7 +114,7 @@ for t in "${targets[@]}"; do
 	start=$(date +%s%N)
 	ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:allocator_may_return_null=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		"$OUT/fuzz_$t" -runs="$runs" -max_len="$max_len" -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=30 \
+		"$OUT/fuzz_$t" -runs="$runs" -max_total_time="$max_time" -max_len="$max_len" -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=30 \
 		-print_final_stats=1 -artifact_prefix="$artifacts/" "$corpus" >"$log" 2>&1
 	rc=$?
 	secs=$(awk -v ns="$(($(date +%s%N) - start))" 'BEGIN { printf "%.1f", ns / 1e9 }')
@@ -118,9 +123,11 @@ for t in "${targets[@]}"; do
 	crashes=$(find "$artifacts" -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' \
 		-o -name 'oom-*' \) | wc -l)
 	after=$(find "$corpus" -type f | wc -l)
+	# libFuzzer's last status line: "#N DONE cov: C ft: F corp: ..."
+	cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
 	if [ "$rc" -ne 0 ] && [ "$crashes" -eq 0 ]; then crashes="rc=$rc"; fi
 	[ "$crashes" = 0 ] || status=1
-	printf '%-14s %10s %9s %8s %8s %s\n' "$t" "${execs:-?}" "$secs" "$crashes" \
+	printf '%-14s %10s %9s %7s %8s %8s %s\n' "$t" "${execs:-?}" "$secs" "${cov:-?}" "$crashes" \
 		"$((after - before))" "$artifacts" >>"$table"
 	if [ "$crashes" != 0 ]; then
 		grep -m1 -A12 'ERROR: \|runtime error\|==ERROR' "$log" | head -20

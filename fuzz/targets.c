@@ -582,10 +582,12 @@ int fuzz_hypercall(const uint8_t *data, size_t size)
 			break;
 		}
 		}
+		/* The tracer's periodic read, between the guest's steps. */
+		handoff_read_guest_ring(&v.t.handoff, false);
 	}
 	/* The end of the run, as tracer_finish() does it. */
 	tracer_stop_capture(&v.t, NULL);
-	handoff_collect_guest_ring(&v.t.handoff);
+	handoff_read_guest_ring(&v.t.handoff, true);
 	vmm_free(&v);
 	return 0;
 }
@@ -909,13 +911,15 @@ int fuzz_panic_message(const uint8_t *data, size_t size)
 	for (unsigned i = 0; i < nr; i++)
 		words[i] = in_le(&in, word_bytes);
 	p = in_bytes(&in, &fmt_len);
-	memcpy(fmt, p, fmt_len);
+	if (fmt_len) /* p is NULL on an exhausted input */
+		memcpy(fmt, p, fmt_len);
 	fmt[fmt_len] = '\0';
 	body_len = in.n;
 	p = in_bytes(&in, &body_len);
 	if (ram_init(&ram, FUZZ_PANIC_RAM, 0, true))
 		return -1;
-	memcpy(ram.low, p, body_len < FUZZ_PANIC_RAM ? body_len : FUZZ_PANIC_RAM);
+	if (body_len)
+		memcpy(ram.low, p, body_len < FUZZ_PANIC_RAM ? body_len : FUZZ_PANIC_RAM);
 	a = (struct panic_args){ words, nr, word_bytes, panic_read, &ram.gm, NULL, NULL };
 	panic_message_format(fmt, &a, out, sizeof(out));
 	/* The message is terminated inside its buffer, printable only. */
@@ -942,6 +946,7 @@ const struct fuzz_target fuzz_targets[] = {
 	{ "ftrace_page", fuzz_ftrace_page },
 	{ "ftrace_ring", fuzz_ftrace_ring },
 	{ "panic_message", fuzz_panic_message },
+	{ "domain_xml", fuzz_domain_xml },
 	{ NULL, NULL },
 };
 

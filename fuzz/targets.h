@@ -80,6 +80,10 @@ void fuzz_ftrace_layout(struct ftrace_layout *L);
  * RAM made of the rest of the bytes. */
 int fuzz_panic_message(const uint8_t *data, size_t size);
 
+/* libvirt_domain_parse() on the bytes as a domain definition
+ * (fuzz/targets_libvirt.c): its error or notes must be one line each. */
+int fuzz_domain_xml(const uint8_t *data, size_t size);
+
 struct fuzz_target {
 	const char *name; /* the fuzz/fuzz_<name>.c and tests/fuzz-corpus/<name>/ name */
 	int (*run)(const uint8_t *data, size_t size);

@@ -30,17 +30,66 @@
 
 static void stop_ticker(struct machine *m);
 
+/*
+ * Signals. Every signal that would end the process by default and can be
+ * caught stops the run instead, so the trace file gets its END and the user
+ * a line saying why (docs/reliability.md, "How a run ends"). SIGXFSZ is
+ * ignored (main.c): a write past the file size limit fails with EFBIG, which
+ * the trace writer handles as a full disk. SIGSEGV and the other faults are
+ * the VMM's own bugs and are left alone.
+ */
+static const int ending_signals[] = { SIGHUP,  SIGINT,	  SIGQUIT, SIGTERM, SIGALRM,
+				      SIGPIPE, SIGUSR2,	  SIGXCPU, SIGVTALRM, SIGPROF,
+				      SIGIO,   SIGPWR,	  SIGSTKFLT };
+#define NR_ENDING_SIGNALS (sizeof(ending_signals) / sizeof(ending_signals[0]))
+
 /* The machine the signal handlers act on; one run per process. */
 static struct machine *signal_target;
+static struct sigaction saved_actions[NR_ENDING_SIGNALS], saved_kick;
+static bool signals_caught;
+static bool caught_by_run; /* machine_run() caught them itself: it releases them */
+/* The latest ending signal no run has acted on yet; 0 for none. */
+static volatile sig_atomic_t pending_signal;
+/* --timeout's timer is armed: a SIGALRM from the kernel is the timeout. */
+static volatile sig_atomic_t timer_armed;
 
-static void on_stop_signal(int sig)
+const char *machine_signal_describe(int sig)
+{
+	switch (sig) {
+	case SIGHUP: return "SIGHUP";
+	case SIGINT: return "SIGINT";
+	case SIGQUIT: return "SIGQUIT";
+	case SIGTERM: return "SIGTERM";
+	case SIGALRM: return "SIGALRM, not --timeout's";
+	case SIGPIPE: return "SIGPIPE: the console's reader went away";
+	case SIGUSR2: return "SIGUSR2";
+	case SIGXCPU: return "SIGXCPU: CPU time limit";
+	case SIGVTALRM: return "SIGVTALRM";
+	case SIGPROF: return "SIGPROF";
+	case SIGIO: return "SIGIO";
+	case SIGPWR: return "SIGPWR";
+	case SIGSTKFLT: return "SIGSTKFLT";
+	default: return "?";
+	}
+}
+
+static void on_stop_signal(int sig, siginfo_t *info, void *ucontext)
 {
 	struct machine *m = signal_target;
+	/* The timer's SIGALRM comes from the kernel; kill(1)'s does not. */
+	bool timeout = sig == SIGALRM && timer_armed && info && info->si_code == SI_KERNEL;
 
-	if (!m)
+	(void)ucontext;
+	if (!m) {
+		if (!timeout)
+			pending_signal = sig;
 		return;
-	vm_request_stop(&m->vm, sig == SIGALRM ? VM_STOP_TIMEOUT : VM_STOP_SIGNAL,
-			sig == SIGALRM ? EXIT_STATUS_TIMEOUT : EXIT_STATUS_SIGNAL_BASE + sig);
+	}
+	if (timeout)
+		vm_request_stop(&m->vm, VM_STOP_TIMEOUT, EXIT_STATUS_TIMEOUT);
+	else
+		vm_request_stop_detail(&m->vm, VM_STOP_SIGNAL, EXIT_STATUS_SIGNAL_BASE + sig,
+				       machine_signal_describe(sig));
 	vcpu_kick(&m->vcpu);
 }
 
@@ -51,18 +100,49 @@ static void on_kick_signal(int sig)
 		vcpu_kick(&signal_target->vcpu);
 }
 
-static void install_signals(struct machine *m, double timeout_s)
+void machine_signals_catch(void)
 {
 	/* No SA_RESTART: the point is to interrupt KVM_RUN. */
-	struct sigaction stop = { .sa_handler = on_stop_signal };
+	struct sigaction stop = { .sa_sigaction = on_stop_signal, .sa_flags = SA_SIGINFO };
 	struct sigaction kick = { .sa_handler = on_kick_signal };
 
+	if (signals_caught)
+		return;
+	pending_signal = 0;
+	for (size_t i = 0; i < NR_ENDING_SIGNALS; i++)
+		sigaction(ending_signals[i], &stop, &saved_actions[i]);
+	sigaction(KICK_SIGNAL, &kick, &saved_kick);
+	signals_caught = true;
+}
+
+int machine_signals_release(void)
+{
+	int sig;
+
+	if (!signals_caught)
+		return 0;
+	for (size_t i = 0; i < NR_ENDING_SIGNALS; i++)
+		sigaction(ending_signals[i], &saved_actions[i], NULL);
+	sigaction(KICK_SIGNAL, &saved_kick, NULL);
+	signals_caught = false;
+	sig = pending_signal;
+	pending_signal = 0;
+	return sig;
+}
+
+static void install_signals(struct machine *m, double timeout_s)
+{
+	caught_by_run = !signals_caught;
+	machine_signals_catch();
 	signal_target = m;
-	sigaction(SIGINT, &stop, NULL);
-	sigaction(SIGTERM, &stop, NULL);
-	sigaction(SIGHUP, &stop, NULL);
-	sigaction(SIGALRM, &stop, NULL);
-	sigaction(KICK_SIGNAL, &kick, NULL);
+	/* A signal before the run (while the kernel loaded): stop at once. */
+	if (pending_signal) {
+		int sig = pending_signal;
+
+		pending_signal = 0;
+		vm_request_stop_detail(&m->vm, VM_STOP_SIGNAL, EXIT_STATUS_SIGNAL_BASE + sig,
+				       machine_signal_describe(sig));
+	}
 	if (timeout_s > 0) {
 		struct itimerval t = { .it_value = {
 					       .tv_sec = (time_t)timeout_s,
@@ -71,21 +151,22 @@ static void install_signals(struct machine *m, double timeout_s)
 
 		if (!t.it_value.tv_sec && !t.it_value.tv_usec)
 			t.it_value.tv_usec = 1;
+		timer_armed = 1;
 		setitimer(ITIMER_REAL, &t, NULL);
 	}
 }
 
+/* The handlers stay until machine_signals_release(): a signal while the
+ * command finishes the trace file is kept for it. */
 static void remove_signals(void)
 {
 	struct itimerval off = { 0 };
 
 	setitimer(ITIMER_REAL, &off, NULL);
-	signal(SIGALRM, SIG_DFL);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	signal(KICK_SIGNAL, SIG_DFL);
+	timer_armed = 0;
 	signal_target = NULL;
+	if (caught_by_run)
+		machine_signals_release();
 }
 
 static void com1_irq(void *ctx, int level)
@@ -162,6 +243,30 @@ static char *effective_cmdline(const struct machine *m, const struct cpu_model *
 	return cmdline ? add_params(cmdline, o->extra_params, o->extra_params_why) : NULL;
 }
 
+/*
+ * A command line longer than the kernel takes would be cut by the guest
+ * without a word: refuse it, naming the limit, and when earlytrace's own
+ * additions are what pushes it over, say so and how many bytes they are.
+ */
+static int check_cmdline_length(const struct machine *m, const struct run_options *o,
+				const char *cmdline)
+{
+	const char *source;
+	size_t max = boot_cmdline_max(&m->kernel, &source);
+	size_t len = strlen(cmdline), user = o->append ? strlen(o->append) : 0;
+
+	if (len <= max)
+		return 0;
+	if (user > max)
+		return et_error("--append: the kernel command line is %zu bytes; this kernel takes "
+				"at most %zu (%s)",
+				user, max, source);
+	return et_error("--append: %zu bytes, with the %zu earlytrace adds (see above), make a "
+			"%zu-byte command line; this kernel takes at most %zu (%s): shorten "
+			"--append by %zu bytes",
+			user, len - user, len, max, source, len - max);
+}
+
 /* protocol: resolved already (boot_choose_protocol()). */
 static int load_guest(struct machine *m, const struct run_options *o,
 		      const struct cpu_model *model, enum boot_protocol protocol)
@@ -185,6 +290,10 @@ static int load_guest(struct machine *m, const struct run_options *o,
 	cmdline = effective_cmdline(m, model, o);
 	if (!cmdline)
 		return -1;
+	if (check_cmdline_length(m, o, cmdline)) {
+		free(cmdline);
+		return -1;
+	}
 	boot.cmdline = cmdline;
 	ret = boot_prepare(&m->vm.mem, &m->kernel, &boot, &regs, &sregs);
 	free(cmdline);
@@ -242,8 +351,8 @@ static int exit_status_for(struct machine *m, double timeout_s)
 			timeout_s);
 		break;
 	case VM_STOP_SIGNAL:
-		et_warn("stopped by signal %d",
-			status - EXIT_STATUS_SIGNAL_BASE);
+		et_warn("stopped by signal %d (%s)", status - EXIT_STATUS_SIGNAL_BASE,
+			machine_signal_describe(status - EXIT_STATUS_SIGNAL_BASE));
 		break;
 	case VM_STOP_HALTED:
 		et_warn("guest halted with nothing to wake it");
@@ -277,7 +386,8 @@ int machine_create(struct machine *m, const struct run_options *o)
 		goto fail;
 	if (vcpu_create(&m->vcpu, &m->vm, 0, m->model))
 		goto fail;
-	if (attach_devices(m) || load_guest(m, o, m->model, protocol) || load_symbols(m, o))
+	if (attach_devices(m) || load_guest(m, o, m->model, protocol) || load_symbols(m, o) ||
+	    nmi_at_start(m))
 		goto fail;
 	m->vcpu.symbolize = symbolize;
 	m->vcpu.symbolize_ctx = &m->symbols;

@@ -19,6 +19,7 @@
 #include "vmm/hw/reset_control.h"
 #include "vmm/hw/serial8250.h"
 #include "vmm/loader/kernel_image.h"
+#include "vmm/nmi_at.h"
 #include "vmm/panic_watch.h"
 #include "vmm/symbols/symbols.h"
 #include "vmm/kvm/vcpu.h"
@@ -43,6 +44,11 @@ struct machine {
 	 * asked. */
 	void (*panic_hook)(void *ctx, struct vcpu *vcpu);
 	void *panic_hook_ctx;
+	/* Told of what the VMM did to the guest that belongs in its timeline
+	 * (--nmi-at's NMI), in words; NULL when nobody records one. */
+	void (*note_hook)(void *ctx, struct vcpu *vcpu, const char *text);
+	void *note_hook_ctx;
+	struct nmi_at nmi; /* --nmi-at */
 	pthread_t run_thread;	/* the thread in machine_run(), for machine_kick() */
 	_Atomic bool running;
 	/* machine_every(): a thread that asks the vCPU for periodic work. */
@@ -59,7 +65,8 @@ enum {
 	MACHINE_HW_BP_PANIC = 0, /* panic(), then the end of its output (panic_watch) */
 	MACHINE_HW_BP_HANDOFF,	 /* the tracer's handoff symbol (ftrace_init) */
 	MACHINE_HW_BP_UNTIL,	 /* the tracer's --until symbol */
-	MACHINE_HW_BP_PANIC_END, /* the end of panic()'s output (panic_watch) */
+	MACHINE_HW_BP_PANIC_END, /* the end of panic()'s output (panic_watch); before
+				  * a panic, --nmi-at's symbol (nmi_at) */
 };
 
 /* Loads the kernel, builds the VM and puts the guest at its entry point
@@ -75,6 +82,22 @@ int machine_run(struct machine *m);
 void machine_kick(struct machine *m);
 
 void machine_destroy(struct machine *m);
+
+/*
+ * From now on, every signal that would end the process and can be caught
+ * (SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGALRM, ...) stops the run instead:
+ * one before machine_run() stops it as soon as it starts, one after it is
+ * kept. Commands call this before they create anything a signal would
+ * leave behind (a temporary file).
+ */
+void machine_signals_catch(void);
+
+/* Puts the signals back as they were; returns the last one that came in
+ * after the run (or with no run), 0 if none did. */
+int machine_signals_release(void);
+
+/* "SIGPIPE: the console's reader went away": what a signal means here. */
+const char *machine_signal_describe(int sig);
 
 /*
  * Calls fn in the vCPU's own thread, with the guest stopped, every

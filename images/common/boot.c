@@ -118,5 +118,9 @@ void boot_end(void)
 		machine_exit(EXIT_RESET_FAILED);
 	}
 	print_line("done");
+	/* end=spin: a guest that is still running (without exits) after its
+	 * work, for tests of what the VMM does meanwhile. */
+	if (boot_opts.end_spin)
+		machine_spin();
 	machine_exit(boot_opts.exit_status);
 }

@@ -110,6 +110,11 @@ static void apply_word(struct word w, struct boot_opts *opts)
 			opts->trace_ring = true;
 		else
 			bad_word(w);
+	} else if (word_value(w, "end", &v)) {
+		if (word_is(v, "spin"))
+			opts->end_spin = true;
+		else
+			bad_word(w);
 	} else if (word_value(w, "repeat", &v)) {
 		if (!parse_u32(v, &opts->repeat) || opts->repeat == 0)
 			bad_word(w);

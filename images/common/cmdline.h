@@ -25,6 +25,7 @@ struct boot_opts {
 	enum reset_method reset; /* reset=<method> (or reboot=kbd): reset the
 				  * machine instead of the debug exit */
 	bool trace_ring;	/* trace=ring: take tracing over with guestlib */
+	bool end_spin;		/* end=spin: after "done", spin instead of exiting */
 	bool regcheck;		/* regcheck: check registers survive a site */
 	uint32_t repeat;	/* repeat=N: each phase runs the call tree N times */
 	bool exit_sequence;	/* exits=sequence: scripted port/MMIO/MSR accesses */

@@ -64,7 +64,7 @@ TEST(BadInput, MissingKernelFile)
 
 TEST(BadInput, KernelIsADirectory)
 {
-	expect_one_line_error(run_kernel("/tmp"), "/tmp is not a regular file");
+	expect_one_line_error(run_kernel("/tmp"), "/tmp is a directory, not a regular file");
 }
 
 TEST(BadInput, NotAnElf)

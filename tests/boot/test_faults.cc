@@ -222,6 +222,32 @@ TEST_P(FaultInMode, Sigkill)
 	remove(out.c_str());
 }
 
+// guestlib's ring is read while the guest runs (every --follow-period,
+// with the vCPU stopped), not only at the end: a VMM killed while the
+// guest spins after its ring phase has written every call the guest
+// recorded, each once.
+TEST_P(FaultInMode, SigkillAfterTheHandoffKeepsWhatTheGuestRingHeld)
+{
+	REQUIRE_KVM();
+	std::string out = temp_path("kill-ring.trace");
+	VmmRun run;
+	run.args = args(out, "trace=ring end=spin", { "--filter", "ct_*", "--timeout", "60" });
+	run.wait_for = "\ndone\n"; // the ring phase is over; the guest spins
+	run.send_signal = SIGKILL;
+	run.signal_delay_s = 1.0; // ten read periods
+	VmmResult r = run_vmm(run);
+	EXPECT_EQ(r.status, 128 + SIGKILL) << r.err;
+	TraceFile t = load_trace(out);
+	ASSERT_EQ(t.error, "");
+	EXPECT_FALSE(t.has_end);
+	// The early phase from the VMM, the ring phase (816 calls of ct_*, and
+	// the calls of the guest's own reporting) from the guest's ring.
+	EXPECT_GE(t.by_source[ET_REC_SRC_GUEST], 816) << t.state;
+	EXPECT_EQ(t.count["ct_leaf"], 2 * 512);
+	EXPECT_EQ(t.count["ct_fib"], 2 * 268);
+	remove(out.c_str());
+}
+
 namespace {
 
 // The trace file fills up: the VMM says so and exits 1; the file holds the
@@ -252,8 +278,9 @@ void expect_disk_full(const VmmResult &r, const std::string &out, const char *wh
 
 } // namespace
 
-// RLIMIT_FSIZE: writes past 20,000 bytes fail with EFBIG (SIGXFSZ
-// ignored), as on a full disk.
+// RLIMIT_FSIZE: writes past 20,000 bytes raise SIGXFSZ, whose default
+// would kill the VMM (the harness leaves it at the default); the VMM
+// ignores it, so they fail with EFBIG, as on a full disk.
 TEST_P(FaultInMode, FileSizeLimitWhileTracing)
 {
 	REQUIRE_KVM();

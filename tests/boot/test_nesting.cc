@@ -208,12 +208,14 @@ TEST_P(NestedRecording, GuestRingRecordsSurviveANestedCall)
 
 	TraceFile t = load_trace(out);
 	ASSERT_EQ(t.error, "");
-	// The ring (1024 records) keeps the last nestings; older records were
-	// overwritten, which the file counts as drops, nothing else.
+	// The ring (1024 records) wraps: the VMM's periodic reads took what
+	// they found; what the guest overwrote before a read is counted as
+	// drops, nothing else. So either all four nestings are there, or drops
+	// say what is missing.
 	long outer = t.count["nest_outer"];
 	EXPECT_GE(outer, 1);
 	expect_nest_records(t, ET_REC_SRC_GUEST, outer, outer * kInner);
-	EXPECT_GT(t.dropped, 0u);
+	EXPECT_TRUE(outer == 4 || t.dropped > 0u) << outer;
 	EXPECT_EQ(r.err.find("incomplete"), std::string::npos) << r.err;
 	remove(out.c_str());
 }

@@ -121,4 +121,37 @@ inline long occurrences(const std::string &text, const std::string &what)
 	return n;
 }
 
+// A finished trace written in-process, no KVM needed: `records` EVENTS
+// records of `per_record` calls each (alternately to two functions), then
+// END counting them all as written.
+inline void write_small_trace(const std::string &path, int records = 4, int per_record = 10)
+{
+	static struct symbol syms[] = {
+		{ 0xffffffff81000000ull, 0x100, "ct_root", 'T' },
+		{ 0xffffffff81000100ull, 0x100, "ct_leaf", 'T' },
+	};
+	static struct symtab tab = { syms, 2 };
+	struct trace_meta m {};
+	m.kernel_path = "x86_64.elf";
+	m.tsc_khz = 1000000;
+	m.mode = "breakpoint";
+	struct trace_writer *w = nullptr;
+	ASSERT_EQ(trace_writer_open(&w, path.c_str(), &m), 0) << et_last_error();
+	ASSERT_EQ(trace_writer_symbols(w, &tab), 0);
+	uint64_t tsc = 1000;
+	for (int r = 0; r < records; r++) {
+		std::vector<et_ring_record> ev((size_t)per_record);
+		for (auto &e : ev) {
+			e = et_ring_record{};
+			e.tsc = tsc += 10;
+			e.ip = syms[tsc / 10 % 2].addr;
+			e.kind = ET_REC_CALL;
+			e.flags = ET_REC_SRC_BREAKPOINT;
+		}
+		ASSERT_EQ(trace_writer_events(w, ev.data(), ev.size()), 0);
+	}
+	uint64_t n = (uint64_t)records * (uint64_t)per_record;
+	ASSERT_EQ(trace_writer_close(w, n, 0, "debug-exit port"), 0);
+}
+
 #endif // TESTS_BOOT_TRACE_CHECKS_H

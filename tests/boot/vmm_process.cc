@@ -47,15 +47,27 @@ VmmResult run_vmm(const VmmRun &run)
 		// No terminal on stdin: the VMM must not wait for keys.
 		int devnull = open("/dev/null", O_RDONLY);
 		dup2(devnull, 0);
-		dup2(out[1], 1);
+		if (!run.stdout_path.empty()) {
+			int fd = open(run.stdout_path.c_str(), O_WRONLY);
+			if (fd < 0)
+				_exit(126);
+			dup2(fd, 1);
+		} else {
+			dup2(out[1], 1);
+		}
 		dup2(err[1], 2);
 		if (run.as_nobody && (setgid(65534) || setuid(65534)))
 			_exit(126);
+		for (int sig = 1; sig < NSIG; sig++)
+			if (sig != SIGKILL && sig != SIGSTOP)
+				signal(sig, SIG_DFL);
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, nullptr);
 		if (run.fsize_limit) {
-			// A full disk for the trace file: writes past the limit
-			// fail with EFBIG instead of killing the process.
+			// Writes past the limit raise SIGXFSZ (default: the
+			// process dies), which the VMM itself must deal with.
 			struct rlimit rl = { (rlim_t)run.fsize_limit, (rlim_t)run.fsize_limit };
-			signal(SIGXFSZ, SIG_IGN);
 			if (setrlimit(RLIMIT_FSIZE, &rl))
 				_exit(126);
 		}
@@ -99,6 +111,12 @@ VmmResult run_vmm(const VmmRun &run)
 				continue;
 			}
 			(i == 0 ? res.out : res.err).append(buf, (size_t)n);
+		}
+		if (run.close_stdout && fds[0].fd >= 0 && !run.wait_for.empty() &&
+		    res.out.find(run.wait_for) != std::string::npos) {
+			close(fds[0].fd);
+			fds[0].fd = -1;
+			open_fds--;
 		}
 		if (run.send_signal && !signalled && signal_at == 0 && !run.wait_for.empty() &&
 		    res.out.find(run.wait_for) != std::string::npos) {

@@ -20,8 +20,16 @@ struct VmmRun {
 	int send_signal = 0;		   // ...send this signal
 	double signal_delay_s = 0;	   // ...this long after it appeared
 	bool as_nobody = false;		   // drop root first (uid/gid 65534)
-	long fsize_limit = 0;		   // RLIMIT_FSIZE in bytes (SIGXFSZ ignored); 0: none
+	long fsize_limit = 0;		   // RLIMIT_FSIZE in bytes; 0: none
+	std::string stdout_path;	   // its stdout goes to this file (e.g. /dev/full),
+					   // not to res.out
+	bool close_stdout = false;	   // when wait_for appears: close our end of its
+					   // stdout (a reader that went away), no signal
 };
+
+// The child starts with every signal at its default action and none
+// blocked, whatever the test process has: the VMM must cope with SIGPIPE,
+// SIGXFSZ and the rest as a shell would hand them to it.
 
 VmmResult run_vmm(const VmmRun &run);
 

@@ -89,6 +89,7 @@ TEST(FuzzRegression, FtraceLayoutIsTheFixtures)
 	EXPECT_EQ(memcmp(&fuzz, &fix, sizeof(fix)), 0);
 }
 TEST(FuzzRegression, PanicMessage) { check_target("panic_message"); }
+TEST(FuzzRegression, DomainXml) { check_target("domain_xml"); }
 
 // What the fuzzers found, checked for the fix itself where a sanitizer
 // alone would not notice (the inputs above only prove there is no crash).

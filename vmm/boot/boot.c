@@ -54,6 +54,26 @@ int boot_choose_protocol(const struct kernel_image *img, enum boot_protocol requ
 	return 0;
 }
 
+/* arch/x86/include/asm/setup.h: boot_command_line's size, NUL included. */
+#define X86_LINUX_COMMAND_LINE_SIZE 2048
+
+size_t boot_cmdline_max(const struct kernel_image *img, const char **source)
+{
+	size_t max = LAYOUT_CMDLINE_MAX - 1;
+
+	*source = "the VMM's room for it";
+	if (img->from_bzimage) {
+		if (img->bzimage.cmdline_size < max) {
+			max = img->bzimage.cmdline_size;
+			*source = "its boot protocol's cmdline_size";
+		}
+	} else if (img->is_linux) {
+		max = X86_LINUX_COMMAND_LINE_SIZE - 1;
+		*source = "x86 Linux's COMMAND_LINE_SIZE";
+	}
+	return max;
+}
+
 int boot_prepare(const struct guest_mem *gm, const struct kernel_image *img,
 		 const struct boot_request *req, struct kvm_regs *regs, struct kvm_sregs *sregs)
 {

@@ -40,6 +40,16 @@ const char *boot_protocol_name(enum boot_protocol protocol);
 int boot_choose_protocol(const struct kernel_image *img, enum boot_protocol requested,
 			 enum boot_protocol *chosen);
 
+/*
+ * The longest command line (bytes, without the NUL) the kernel takes,
+ * whatever protocol boots it; *source says where the limit comes from.
+ * A bzImage says it in its setup header (cmdline_size: 2047 on Debian's);
+ * an x86 Linux kernel without one keeps COMMAND_LINE_SIZE - 1 (2047)
+ * bytes and cuts the rest without a word; other kernels get what the
+ * VMM's layout has room for.
+ */
+size_t boot_cmdline_max(const struct kernel_image *img, const char **source);
+
 /* Writes the protocol's structures and fills regs/sregs (sregs should come
  * from KVM_GET_SREGS). req->protocol must be resolved already. */
 int boot_prepare(const struct guest_mem *gm, const struct kernel_image *img,

@@ -359,6 +359,13 @@ static void eval_no_drops(struct expect_outcome *o, const struct trace_info *in)
 {
 	const char *reason = in->drop_reason[0] ? in->drop_reason : "no reason given";
 
+	/* Events missing from a file whose END counts them are lost too. */
+	if (in->doubt[0]) {
+		o->status = EXPECT_FAIL;
+		say(o->expected, "no event dropped or lost");
+		say(o->detail, "the trace file cannot be believed: %s", in->doubt);
+		return;
+	}
 	if (!in->dropped && !in->end_lost) {
 		say(o->detail, "none dropped");
 		return;

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "vmm/error.h"
+#include "vmm/util/input_file.h"
 #include "vmm/sites/glob.h"
 
 #define MAX_WORDS 8
@@ -342,7 +343,7 @@ fail:
 
 int expect_parse_file(struct expect_list *l, const char *path)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = input_fopen("", path); /* never blocks on a FIFO */
 	struct stat st;
 	char *data;
 	size_t n;
@@ -350,7 +351,7 @@ int expect_parse_file(struct expect_list *l, const char *path)
 
 	memset(l, 0, sizeof(*l));
 	if (!f)
-		return et_error_errno("cannot open %s", path);
+		return -1;
 	if (fstat(fileno(f), &st)) {
 		fclose(f);
 		return et_error_errno("cannot read %s", path);

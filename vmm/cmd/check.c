@@ -15,6 +15,7 @@
 #include "vmm/cmd/cli.h"
 #include "vmm/error.h"
 #include "vmm/kvm/stop.h"
+#include "vmm/util/output_file.h"
 
 const char cli_check_usage[] =
 	"Usage: earlytrace check TRACEFILE --expect FILE [OPTIONS]\n"
@@ -156,6 +157,7 @@ int cmd_check(int argc, char **argv)
 {
 	struct check_options opts;
 	struct expect_list l;
+	struct output_file of = { 0 };
 	FILE *out = stdout;
 	int status;
 
@@ -168,23 +170,26 @@ int cmd_check(int argc, char **argv)
 		fputs(cli_check_usage, stdout);
 		return 0;
 	}
-	if (expect_parse_file(&l, opts.expect)) {
+	const char *inputs[] = { opts.trace_file, opts.expect };
+	if (output_refuse_inputs("-o", opts.output, inputs, 2) ||
+	    expect_parse_file(&l, opts.expect)) {
 		et_print_error();
 		return EXIT_STATUS_ERROR;
 	}
 	if (opts.output) {
-		out = fopen(opts.output, "w");
-		if (!out) {
-			et_error_errno("cannot create %s", opts.output);
+		if (output_file_open(&of, opts.output)) {
 			et_print_error();
 			expect_list_free(&l);
 			return EXIT_STATUS_ERROR;
 		}
+		out = of.f;
 	}
 	status = check_trace(opts.trace_file, NULL, &l, out);
-	if (out != stdout && fclose(out) && status != EXIT_STATUS_ERROR) {
-		et_error_errno("cannot write %s", opts.output);
-		status = EXIT_STATUS_ERROR;
+	if (opts.output) {
+		if (status == EXIT_STATUS_ERROR)
+			output_file_abort(&of);
+		else if (output_file_commit(&of))
+			status = EXIT_STATUS_ERROR;
 	}
 	if (status == EXIT_STATUS_ERROR)
 		et_print_error();

@@ -53,6 +53,10 @@ const char cli_run_usage[] =
 	"                         the run, status 3, once the kernel has printed\n"
 	"                         its panic output) or continue (let it reboot or\n"
 	"                         wait as its panic= parameter says)\n"
+	"      --nmi-at SYMBOL    send the guest an NMI the first time it reaches\n"
+	"                         the function SYMBOL (a stock kernel given\n"
+	"                         unknown_nmi_panic panics there; with\n"
+	"                         ftrace_dump_on_oops it prints its ftrace ring)\n"
 	"      --domain NAME      take the kernel, initrd, command line and memory\n"
 	"                         from this libvirt domain's direct kernel boot;\n"
 	"                         options given here win over the domain's\n"
@@ -227,6 +231,11 @@ int cli_run_option(int c, const char *arg, struct run_options *opts)
 	case CLI_OPT_ON_PANIC:
 		return cli_parse_panic_action(arg, &opts->on_panic) ? et_error_prefix("--on-panic")
 								    : 1;
+	case CLI_OPT_NMI_AT:
+		if (!*arg)
+			return et_error("--nmi-at: empty symbol name");
+		opts->nmi_at = arg;
+		return 1;
 	case 'h':
 		opts->help = true;
 		return 1;

@@ -35,6 +35,7 @@ struct run_options {
 	enum boot_protocol boot;
 	bool debug_io;
 	enum panic_action on_panic;
+	const char *nmi_at;   /* --nmi-at SYMBOL, or NULL */
 	bool help;	      /* --help given: print usage, do nothing else */
 	bool list_cpu_models; /* --cpu help */
 	const char *connect;  /* --connect URI: the libvirt connection, or NULL */
@@ -68,6 +69,7 @@ enum {
 	CLI_OPT_CONNECT,
 	CLI_OPT_DOMAIN,
 	CLI_OPT_ON_PANIC,
+	CLI_OPT_NMI_AT,
 	CLI_OPT_FIRST_FREE = 300, /* commands number their own options from here */
 };
 #define CLI_RUN_SHORT_OPTIONS ":k:i:p:m:h"
@@ -84,6 +86,7 @@ enum {
 	{ "connect", required_argument, NULL, CLI_OPT_CONNECT },   \
 	{ "domain", required_argument, NULL, CLI_OPT_DOMAIN },     \
 	{ "on-panic", required_argument, NULL, CLI_OPT_ON_PANIC }, \
+	{ "nmi-at", required_argument, NULL, CLI_OPT_NMI_AT },     \
 	{ "help", no_argument, NULL, 'h' }
 
 void cli_run_defaults(struct run_options *opts);

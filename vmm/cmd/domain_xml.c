@@ -13,6 +13,7 @@
 
 #include "vmm/boot/boot.h"
 #include "vmm/error.h"
+#include "vmm/util/output_file.h"
 #include "vmm/libvirt/domain_name.h"
 #include "vmm/libvirt/plugin.h"
 #include "vmm/loader/kernel_image.h"
@@ -96,16 +97,21 @@ static int check_kernel(const struct run_options *o)
 	return ret;
 }
 
-static int write_out(const char *xml, const char *path)
+static int write_out(const char *xml, const struct domain_xml_options *o)
 {
-	FILE *f = path ? fopen(path, "w") : stdout;
+	const char *inputs[] = { o->run.kernel, o->run.initrd, o->run.symbols };
+	struct output_file of;
 
-	if (!f)
-		return et_error_errno("cannot create %s", path);
-	fputs(xml, f);
-	if (path ? fclose(f) : fflush(f))
-		return et_error_errno("cannot write %s", path ? path : "standard output");
-	return 0;
+	if (!o->output) {
+		fputs(xml, stdout);
+		if (fflush(stdout) || ferror(stdout))
+			return et_error_errno("cannot write standard output");
+		return 0;
+	}
+	if (output_refuse_inputs("-o", o->output, inputs, 3) || output_file_open(&of, o->output))
+		return -1;
+	fputs(xml, of.f);
+	return output_file_commit(&of);
 }
 
 int cmd_domain_xml(int argc, char **argv)
@@ -133,7 +139,7 @@ int cmd_domain_xml(int argc, char **argv)
 	xml = libvirt_plugin_domain_xml_write(&opts.run, opts.name, &notes);
 	for (size_t i = 0; i < notes.nr; i++)
 		fprintf(stderr, "earlytrace: %s\n", notes.lines[i]);
-	if (!xml || write_out(xml, opts.output))
+	if (!xml || write_out(xml, &opts))
 		goto out;
 	status = 0;
 out:

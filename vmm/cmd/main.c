@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* earlytrace: dispatches to one command per verb; the work is elsewhere. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,6 +25,11 @@ int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
+	/* A write to a closed pipe or past the file size limit fails with
+	 * EPIPE or EFBIG, which every writer reports, instead of killing the
+	 * process without a word (a run catches SIGPIPE: machine.c). */
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
 	if (!cmd) {
 		fputs(cli_usage, stderr);
 		return EXIT_STATUS_ERROR;

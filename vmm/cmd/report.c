@@ -14,6 +14,7 @@
 #include "vmm/cmd/cli.h"
 #include "vmm/error.h"
 #include "vmm/kvm/stop.h"
+#include "vmm/util/output_file.h"
 
 const char cli_report_usage[] =
 	"Usage: earlytrace report TRACEFILE [OPTIONS]\n"
@@ -31,7 +32,9 @@ const char cli_report_usage[] =
 	"                       a trace recorded with --graph); trace-dat:\n"
 	"                       trace-cmd's trace.dat, for trace-cmd report and\n"
 	"                       KernelShark (binary: use -o FILE.dat)\n"
-	"  -o, --output FILE    write there instead of standard output\n"
+	"  -o, --output FILE    write there instead of standard output (whole:\n"
+	"                       a temporary file renamed over FILE at the end;\n"
+	"                       never the trace file itself)\n"
 	"      --raw-durations  graph, json, folded: durations as recorded, the\n"
 	"                       tracer's own exits included (by default they are\n"
 	"                       taken out, as the file's OVERHEAD record says)\n"
@@ -80,6 +83,7 @@ int cmd_report(int argc, char **argv)
 	struct report_options opts;
 	struct trace_reader *r = NULL;
 	const struct trace_info *in;
+	struct output_file of = { 0 };
 	FILE *out = stdout;
 	int ret;
 
@@ -91,26 +95,32 @@ int cmd_report(int argc, char **argv)
 		fputs(cli_report_usage, stdout);
 		return 0;
 	}
-	if (trace_reader_open(&r, opts.trace_file)) {
+	if (output_refuse_inputs("-o", opts.output, &opts.trace_file, 1) ||
+	    trace_reader_open(&r, opts.trace_file)) {
 		et_print_error();
 		return EXIT_STATUS_ERROR;
 	}
 	if (opts.output) {
-		out = fopen(opts.output, "w");
-		if (!out) {
-			et_error_errno("cannot create %s", opts.output);
+		if (output_file_open(&of, opts.output)) {
 			et_print_error();
 			trace_reader_close(r);
 			return EXIT_STATUS_ERROR;
 		}
+		out = of.f;
 	}
 	report_set_raw_durations(opts.raw_durations);
 	ret = report_write(r, opts.format, out);
-	if (out != stdout && fclose(out) && !ret)
-		ret = et_error_errno("cannot write %s", opts.output);
+	if (opts.output) {
+		if (ret)
+			output_file_abort(&of);
+		else
+			ret = output_file_commit(&of);
+	}
 	in = trace_reader_info(r);
 	if (!ret && report_note()[0])
 		fprintf(stderr, "earlytrace: note: %s\n", report_note());
+	if (!ret && in->doubt[0])
+		fprintf(stderr, "earlytrace: warning: %s: %s\n", opts.trace_file, in->doubt);
 	if (!ret && in->truncated)
 		fprintf(stderr, "earlytrace: note: %s is truncated after %llu events\n",
 			opts.trace_file, (unsigned long long)in->nr_events);

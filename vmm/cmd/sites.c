@@ -166,7 +166,11 @@ static int list_sites(const struct sites_options *o, struct site_filter *filter)
 			       (unsigned long long)s->paddr, site_kind_name(s->kind));
 	}
 	print_summary(&tab, &sel, &syms, t1 - t0, t2 - t1);
-	ret = 0;
+	/* A full disk or a closed pipe under standard output is a failure. */
+	if (fflush(stdout) || ferror(stdout))
+		et_error_errno("cannot write the site list to standard output");
+	else
+		ret = 0;
 out:
 	site_selection_free(&sel);
 	sites_free(&tab);

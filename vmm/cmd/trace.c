@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +20,7 @@
 #include "vmm/libvirt/plugin.h"
 #include "vmm/report/report.h"
 #include "vmm/kvm/stop.h"
+#include "vmm/util/output_file.h"
 
 const char cli_trace_usage[] =
 	"Usage: earlytrace trace --kernel FILE [OPTIONS]\n"
@@ -44,11 +47,13 @@ const char cli_trace_usage[] =
 	"                         (comma-separated numbers or names, e.g.\n"
 	"                         efer,pat,0x1a0; at most 16)\n"
 	"      --tail N           the flight recorder: events printed when the\n"
-	"                         guest crashes, panics or hangs (default 50)\n"
+	"                         guest crashes, panics or hangs (default 50,\n"
+	"                         at most 100000)\n"
 	"      --hang-timeout S   end the run as hung after S seconds without a\n"
 	"                         new event, with a flight-recorder report\n"
 	"  -o, --output FILE      trace file; without one, the trace is printed\n"
-	"                         in ftrace's text format when the run ends\n"
+	"                         in ftrace's text format when the run ends;\n"
+	"                         a file another run is writing is refused\n"
 	"  -f, --filter GLOB      trace only matching functions (repeatable)\n"
 	"  -n, --notrace GLOB     never trace matching functions (repeatable)\n"
 	"      --buf-size SIZE    host event buffer, e.g. 64M (default 64M; 32\n"
@@ -70,7 +75,8 @@ const char cli_trace_usage[] =
 	"                         from guest memory into the same trace\n"
 	"      --kernel-buf-size SIZE  --follow: the kernel's ring per CPU\n"
 	"                         (default 4M)\n"
-	"      --follow-period S  --follow: read the kernel's ring every S seconds\n"
+	"      --follow-period S  read the guest's rings (--follow's kernel ring,\n"
+	"                         guestlib's after its handoff) every S seconds\n"
 	"                         (default 0.1) and at every end of the run\n"
 	"      --expect FILE      when the run ends, check the trace against FILE as\n"
 	"                         'earlytrace check' does and print the KTAP report\n"
@@ -78,7 +84,7 @@ const char cli_trace_usage[] =
 	"\n"
 	"Machine options, as for 'earlytrace run': -k/--kernel, -i/--initrd,\n"
 	"-p/--append, -m/--mem, --timeout, --cpu, --boot, --symbols, --debug-io,\n"
-	"--on-panic, --connect, --domain.\n"
+	"--on-panic, --nmi-at, --connect, --domain.\n"
 	"Every dropped event is counted in the file and the summary. Read the file\n"
 	"with 'earlytrace report'.\n";
 
@@ -225,7 +231,13 @@ static int trace_option(int c, const char *arg, struct trace_options *o)
 	case OPT_TRACE_MSR:
 		return parse_msr_list(arg, o);
 	case OPT_TAIL:
-		return parse_count("--tail", arg, &o->tail);
+		if (parse_count("--tail", arg, &o->tail))
+			return -1;
+		if (o->tail > TRACE_MAX_TAIL)
+			return et_error("--tail: %s is more than %d events (the trace file has them "
+					"all)",
+					arg, TRACE_MAX_TAIL);
+		return 0;
 	case OPT_FOLLOW:
 		o->follow = true;
 		return 0;
@@ -353,20 +365,27 @@ int cli_parse_trace(int argc, char **argv, struct trace_options *o)
 	return o->follow ? follow_params(o) : 0;
 }
 
-/* Without -o: a temporary file, printed as ftrace text at the end. */
-static int print_and_remove(const char *path)
+/* Without -o: a temporary file, printed as ftrace text at the end. It is
+ * opened, then removed at once (the reader keeps it open), so nothing that
+ * ends the printing leaves it behind. NULL with an error if it cannot be
+ * read. */
+static struct trace_reader *open_and_remove(const char *path)
 {
 	struct trace_reader *r;
+
+	if (trace_reader_open(&r, path))
+		r = NULL;
+	unlink(path);
+	return r;
+}
+
+static int print_trace(struct trace_reader *r)
+{
 	int ret;
 
-	if (trace_reader_open(&r, path)) {
-		unlink(path);
-		return -1;
-	}
 	fflush(stdout);
 	ret = report_ftrace(r, stdout);
 	trace_reader_close(r);
-	unlink(path);
 	return ret;
 }
 
@@ -387,6 +406,9 @@ static void warn_untraceable(void *ctx, const struct expect_list *l, const struc
 static int trace_prepare(struct trace_options *o)
 {
 	if (libvirt_plugin_domain_load(&trace_domain, &o->run))
+		return -1;
+	const char *inputs[] = { o->run.kernel, o->run.initrd, o->run.symbols, o->expect };
+	if (output_refuse_inputs("--output", o->output, inputs, 4))
 		return -1;
 	if (!o->expect)
 		return 0;
@@ -416,14 +438,26 @@ static int check_after_run(int status, const char *path, bool temporary)
 	return status ? status : check;
 }
 
+/* A signal that came while the trace file was finished or printed: the
+ * work went on (it is bounded by the file), the status says so. */
+static int signal_after_run(int status, int sig)
+{
+	if (!sig)
+		return status;
+	et_warn("stopped by signal %d (%s) after the run; the trace file was finished", sig,
+		machine_signal_describe(sig));
+	return status >= EXIT_STATUS_SIGNAL_BASE ? status : EXIT_STATUS_SIGNAL_BASE + sig;
+}
+
 int cmd_trace(int argc, char **argv)
 {
-	char tmp_path[] = "/tmp/earlytrace-XXXXXX";
+	char tmp_path[PATH_MAX];
 	static struct machine machine; /* large, and signal handlers point at it */
 	static struct tracer tracer;
 	struct trace_options opts;
 	int status = EXIT_STATUS_ERROR;
-	bool ran = false, finished;
+	bool ran = false, finished, print_failed = false;
+	struct trace_reader *printed = NULL;
 
 	et_clear_error();
 	if (cli_parse_trace(argc, argv, &opts)) {
@@ -441,12 +475,21 @@ int cmd_trace(int argc, char **argv)
 		trace_cleanup(&opts);
 		return EXIT_STATUS_ERROR;
 	}
+	/* From here a signal ends the run cleanly, never the process: the
+	 * file gets its END, a temporary one is removed. */
+	machine_signals_catch();
 	if (!opts.output) {
-		int fd = mkstemp(tmp_path);
+		const char *dir = getenv("TMPDIR");
+		int fd;
+
+		snprintf(tmp_path, sizeof(tmp_path), "%s/earlytrace-XXXXXX",
+			 dir && dir[0] && strlen(dir) < sizeof(tmp_path) - 32 ? dir : "/tmp");
+		fd = mkstemp(tmp_path);
 
 		if (fd < 0) {
 			fprintf(stderr, "earlytrace: cannot create a temporary trace file: %s\n",
 				strerror(errno));
+			machine_signals_release();
 			trace_cleanup(&opts);
 			return EXIT_STATUS_ERROR;
 		}
@@ -457,6 +500,7 @@ int cmd_trace(int argc, char **argv)
 		et_print_error();
 		if (opts.output == tmp_path)
 			unlink(tmp_path);
+		machine_signals_release();
 		trace_cleanup(&opts);
 		return EXIT_STATUS_ERROR;
 	}
@@ -477,9 +521,21 @@ int cmd_trace(int argc, char **argv)
 	machine_destroy(&machine);
 	if (ran && opts.expect)
 		status = check_after_run(status, opts.output, opts.output == tmp_path);
-	if (opts.output == tmp_path && opts.expect) {
-		unlink(tmp_path); /* the KTAP report stands in for the printed trace */
-	} else if (opts.output == tmp_path && print_and_remove(tmp_path)) {
+	if (opts.output == tmp_path &&
+	    (opts.expect || status == EXIT_STATUS_SIGNAL_BASE + SIGPIPE)) {
+		/* The KTAP report stands in for the printed trace; after a
+		 * SIGPIPE nobody reads standard output any more. */
+		unlink(tmp_path);
+	} else if (opts.output == tmp_path) {
+		printed = open_and_remove(tmp_path);
+		print_failed = !printed;
+	}
+	/* The file is finished and no temporary one is left: from here the
+	 * signals act as usual (Ctrl-C stops a long printout). */
+	status = signal_after_run(status, machine_signals_release());
+	if (printed)
+		print_failed = print_trace(printed) != 0;
+	if (print_failed) {
 		et_print_error();
 		if (status == 0)
 			status = EXIT_STATUS_ERROR;

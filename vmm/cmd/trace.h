@@ -7,6 +7,9 @@
 #define TRACE_DEFAULT_BUF_SIZE (64ull << 20)
 #define TRACE_DEFAULT_HANDOFF "ftrace_init"
 #define TRACE_DEFAULT_TAIL 50 /* events the flight recorder prints */
+/* More is no flight-recorder report (the trace file has every event), and
+ * each one the recorder keeps costs ~100 bytes of VMM memory. */
+#define TRACE_MAX_TAIL 100000
 #define TRACE_DEFAULT_KERNEL_BUF_SIZE (4ull << 20) /* --follow: the kernel's ring per CPU */
 #define TRACE_DEFAULT_FOLLOW_PERIOD 0.1		  /* --follow: seconds between reads */
 

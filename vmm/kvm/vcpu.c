@@ -248,6 +248,11 @@ int vcpu_inject_exception(struct vcpu *vcpu, unsigned vector, bool has_error_cod
 	return ioctl(vcpu->fd, KVM_SET_VCPU_EVENTS, &events) < 0 ? -1 : 0;
 }
 
+int vcpu_inject_nmi(struct vcpu *vcpu)
+{
+	return ioctl(vcpu->fd, KVM_NMI) < 0 ? -1 : 0;
+}
+
 bool vcpu_is_halted(struct vcpu *vcpu)
 {
 	struct kvm_mp_state mp;

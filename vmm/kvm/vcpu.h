@@ -151,6 +151,10 @@ uint64_t vcpu_tsc_khz(struct vcpu *vcpu);
 int vcpu_get_fpu(struct vcpu *vcpu, struct kvm_fpu *fpu);
 int vcpu_set_fpu(struct vcpu *vcpu, const struct kvm_fpu *fpu);
 
+/* Queues a non-maskable interrupt for the guest (KVM_NMI), delivered
+ * through its IDT's vector 2 when it resumes. 0, or -1. */
+int vcpu_inject_nmi(struct vcpu *vcpu);
+
 /* Delivers exception `vector` through the guest's IDT when it resumes, as
  * the CPU would (with an error code when has_error_code). 0, or -1. */
 int vcpu_inject_exception(struct vcpu *vcpu, unsigned vector, bool has_error_code,

@@ -34,13 +34,19 @@ static int dom_error(const struct parse *p, const char *fmt, ...)
 
 static int dom_error(const struct parse *p, const char *fmt, ...)
 {
-	char msg[400];
+	char msg[400], line[600];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	return et_error("domain '%s': %s", p->name, msg);
+	snprintf(line, sizeof(line), "domain '%s': %s", p->name, msg);
+	/* One line, printable, as the notes: the text comes from the
+	 * definition (XML turns a carriage return into a line feed). */
+	for (char *c = line; *c; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
+			*c = '?';
+	return et_error("%s", line);
 }
 
 #define dom_note(p, fmt, ...) libvirt_note(&(p)->d->notes, "domain '%s': " fmt, (p)->name, __VA_ARGS__)

@@ -19,6 +19,10 @@ int initrd_load(const struct guest_mem *gm, const char *path, uint64_t kernel_en
 
 	if (read_whole_file(path, &data, &len))
 		return -1;
+	if (!len) {
+		free(data);
+		return et_error("initrd %s is empty", path);
+	}
 	if (len > room) {
 		free(data);
 		return et_error("initrd %s (%zu KiB) does not fit in guest RAM above the kernel "

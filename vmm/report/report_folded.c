@@ -11,6 +11,8 @@
  * Stacks come from pairing calls with returns, so the trace must have
  * been recorded with --graph; calls without a return, and frames still
  * open when the trace ends, are left out. Lines are sorted by stack.
+ * Stacks deeper than REPORT_MAX_DEPTH keep their innermost frames under a
+ * "[outer frames]" one (report_util.h).
  *     flamegraph.pl --countname=ns < out.folded > out.svg
  */
 #include <inttypes.h>
@@ -48,6 +50,7 @@ struct folded {
 	size_t nr, cap;
 	char *key;
 	size_t key_cap;
+	size_t deepest_cut; /* most outer frames a stack_key() left out */
 };
 
 static uint64_t hash_str(const char *s)
@@ -114,20 +117,31 @@ static int append(struct folded *fo, size_t *len, const char *s)
 	return 0;
 }
 
-/* "a;b;c" for frames [0, depth] of one CPU. */
+/* "a;b;c" for the CPU's open frames, root first. Past REPORT_MAX_DEPTH
+ * frames, a pseudo-frame stands for the outer ones and the innermost
+ * follow, so a line stays bounded however deep the calls go. */
 static int stack_key(struct folded *fo, const struct cpu_frames *c)
 {
-	size_t len = 0;
+	size_t len = 0, from = 0;
 	char hex[24];
 
-	for (size_t i = 0; i < c->nr; i++) {
+	if (c->nr > REPORT_MAX_DEPTH) {
+		/* One name for any number of them: stacks that differ only
+		 * in how deep they are add up on one line. */
+		from = c->nr - (REPORT_MAX_DEPTH - 1);
+		if (append(fo, &len, "[outer frames]"))
+			return -1;
+		if (from > fo->deepest_cut)
+			fo->deepest_cut = from;
+	}
+	for (size_t i = from; i < c->nr; i++) {
 		const char *name = name_cache_lookup(fo->names, c->f[i].ip);
 
 		if (!name) {
 			snprintf(hex, sizeof(hex), "0x%" PRIx64, c->f[i].ip);
 			name = hex;
 		}
-		if ((i && append(fo, &len, ";")) || append(fo, &len, name))
+		if ((len && append(fo, &len, ";")) || append(fo, &len, name))
 			return -1;
 	}
 	return 0;
@@ -218,6 +232,10 @@ int report_folded(struct trace_reader *r, FILE *out)
 	qsort(fo->tab, n, sizeof(*fo->tab), by_stack);
 	for (size_t i = 0; i < n; i++)
 		fprintf(out, "%s %" PRIu64 "\n", fo->tab[i].stack, fo->tab[i].ns);
+	if (fo->deepest_cut)
+		report_set_note("calls nest deeper than %d frames: stacks keep their innermost %d, "
+				"the outer ones (up to %zu) are one frame '[outer frames]'",
+				REPORT_MAX_DEPTH, REPORT_MAX_DEPTH - 1, fo->deepest_cut);
 	ret = fflush(out) || ferror(out) ? et_error_errno("cannot write the report") : 0;
 out:
 	trace_merge_close(m);

@@ -17,7 +17,9 @@
  * 1 ms, '*' over 10 ms, '@' over 100 ms, '$' over 1 s. VM exits, marks
  * and drops are comment lines at the current depth. Calls recorded
  * without a return (after a handoff, or traced without --graph) print as
- * "func();" with no duration and a comment saying so.
+ * "func();" with no duration and a comment saying so. Lines deeper than
+ * REPORT_MAX_DEPTH levels are indented as that level (report_util.h),
+ * after a comment line that says so.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -47,6 +49,8 @@ struct graph_state {
 	struct note_merge notes;
 	unsigned cpu_width;
 	struct cpu_stack cpus[GRAPH_CPUS];
+	bool capped;	/* a line was deeper than REPORT_MAX_DEPTH */
+	size_t deepest;
 	struct overhead_clock clock; /* durations without the tracer's exits */
 };
 
@@ -138,10 +142,28 @@ static void duration_column(struct graph_state *st, const uint64_t *ns)
 	ob_str(st->ob, "|  ");
 }
 
+/* Past REPORT_MAX_DEPTH levels lines stop indenting (report_util.h). */
 static void indent(struct graph_state *st, size_t depth)
 {
+	if (depth > REPORT_MAX_DEPTH)
+		depth = REPORT_MAX_DEPTH;
 	for (size_t i = 0; i < depth * INDENT; i++)
 		ob_char(st->ob, ' ');
+}
+
+/* Before a call at this depth: the first one past the cap gets a line
+ * that says so. */
+static void depth_notice(struct graph_state *st, size_t depth)
+{
+	if (depth <= REPORT_MAX_DEPTH)
+		return;
+	if (depth + 1 > st->deepest)
+		st->deepest = depth + 1; /* depth counts the open calls around it */
+	if (st->capped)
+		return;
+	st->capped = true;
+	ob_printf(st->ob, "# earlytrace: calls nest deeper than %d levels: deeper lines are "
+			  "indented as that level\n", REPORT_MAX_DEPTH);
 }
 
 static void func_name(struct graph_state *st, uint64_t ip)
@@ -240,6 +262,7 @@ static int call_line(struct graph_state *st, const struct et_ring_record *e,
 	struct cpu_stack *s = stack_of(st, e->cpu);
 	uint64_t ns;
 
+	depth_notice(st, s->nr);
 	cpu_column(st, e->cpu);
 	if (!(e->flags & ET_REC_F_RET_TRACED)) {
 		duration_column(st, NULL);
@@ -357,6 +380,10 @@ int report_graph(struct trace_reader *r, FILE *out)
 	while ((n = note_merge_rest(&st->notes)))
 		note_line(st, n);
 	ret = ob_finish(st->ob);
+	if (st->capped)
+		report_set_note("calls nest %zu levels deep: lines deeper than %d are indented as "
+				"level %d",
+				st->deepest, REPORT_MAX_DEPTH, REPORT_MAX_DEPTH);
 out:
 	trace_merge_close(m);
 	if (st) {

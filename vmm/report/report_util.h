@@ -45,6 +45,15 @@ uint64_t report_tsc_ns(uint64_t tsc, uint64_t khz, uint64_t base);
 /* The symbol at ip (symtab_lookup()) through a direct-mapped cache: a
  * trace calls the same few thousand functions from the same call sites
  * over and over, so most lookups skip the binary search. */
+/*
+ * The deepest call stack graph and folded reports show in full: perf's
+ * default (kernel.perf_event_max_stack). Deeper frames would make the
+ * output grow with the square of the depth (a 2 MB trace of 32,000
+ * nested calls: gigabytes); past this, graph lines stop indenting and
+ * folded stacks keep their innermost frames, and both say so.
+ */
+#define REPORT_MAX_DEPTH 127
+
 #define NAME_CACHE_BITS 16
 struct name_cache {
 	const struct symtab *tab;

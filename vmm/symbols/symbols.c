@@ -3,9 +3,12 @@
 #include "vmm/symbols/symbols.h"
 
 #include <elf.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "vmm/error.h"
 
@@ -91,14 +94,18 @@ int symbols_addr(const struct symbols *syms, const char *name, uint64_t *addr)
 
 static bool is_elf_file(const char *path)
 {
-	FILE *f = fopen(path, "rb");
+	/* Not blocking on a FIFO: what is not a regular file is refused by
+	 * the System.map reader, with the reason. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	char magic[4] = { 0 };
+	struct stat st;
 	bool elf;
 
-	if (!f)
+	if (fd < 0)
 		return false;
-	elf = fread(magic, 1, 4, f) == 4 && !memcmp(magic, ELFMAG, SELFMAG);
-	fclose(f);
+	elf = !fstat(fd, &st) && S_ISREG(st.st_mode) && read(fd, magic, 4) == 4 &&
+	      !memcmp(magic, ELFMAG, SELFMAG);
+	close(fd);
 	return elf;
 }
 

@@ -110,11 +110,14 @@ static int64_t do_handoff(struct handoff *h, uint64_t paddr, uint64_t bytes)
 	if (h->fr)
 		flight_recorder_watch(h->fr, 1, &ring->head);
 	h->ring_vmm_events = n;
+	h->ring_next = n; /* the early events are in the trace already */
 	snprintf(text, sizeof(text),
 		 "handoff: guest ring at 0x%" PRIx64 " (%u records), %" PRIu64
 		 " early events copied, %" PRIu64 " did not fit",
 		 paddr, ring->capacity, n, skipped);
 	recorder_mark_now(h->rec, text);
+	if (h->ops->guest_ring_start)
+		h->ops->guest_ring_start(h->ctx);
 	return 0;
 }
 
@@ -318,39 +321,47 @@ int handoff_attach(struct handoff *h, const struct handoff_config *cfg)
 	return 0;
 }
 
-void handoff_collect_guest_ring(struct handoff *h)
+void handoff_read_guest_ring(struct handoff *h, bool final)
 {
 	struct et_ring *ring;
-	uint64_t head, first, start, incomplete = 0;
+	uint64_t head, start, incomplete = 0;
 
 	/* ring_bytes, not ring_paddr: a ring at guest-physical 0 is valid. */
-	if (!h->ring_bytes)
+	if (!h->ring_bytes || h->ring_broken)
 		return;
 	/* The guest may have scribbled on the header since: check it again. */
 	ring = ring_at(h, h->ring_paddr, h->ring_bytes);
 	if (!ring) {
-		recorder_mark(h->rec, 0, "guest ring header corrupted: its events are lost");
+		h->ring_broken = true;
+		recorder_mark(h->rec, 0, "guest ring header corrupted: its later events are lost");
 		return;
 	}
 	head = ring->head;
-	if (head < h->ring_vmm_events) {
-		recorder_mark(h->rec, 0, "guest ring head went backwards: its events are lost");
+	if (head < h->ring_next) {
+		h->ring_broken = true;
+		recorder_mark(h->rec, 0, "guest ring head went backwards: its later events are lost");
 		return;
 	}
-	/* Records [first, head) are the guest's; the ring keeps the last
-	 * `capacity`, so older ones were overwritten. */
-	first = h->ring_vmm_events;
-	start = head - first > ring->capacity ? head - ring->capacity : first;
-	h->guest_lost = start - first;
-	if (h->guest_lost)
-		trace_writer_drops(h->rec->out, h->guest_lost, 0, "overwritten in the guest ring");
+	/* Records [ring_next, head) are new; the ring keeps the last
+	 * `capacity`, so older ones were overwritten before this read. */
+	start = head - h->ring_next > ring->capacity ? head - ring->capacity : h->ring_next;
+	if (start > h->ring_next) {
+		h->guest_overwritten += start - h->ring_next;
+		h->guest_lost += start - h->ring_next;
+		trace_writer_drops(h->rec->out, h->guest_overwritten, 0,
+				   "overwritten in the guest ring");
+	}
 	for (uint64_t i = start; i < head; i++) {
 		struct et_ring_record ev = ring->records[i % ring->capacity];
 
 		/* A record is complete only once its writer stored its index in
-		 * cpu, last (abi.h): the run may have stopped in the middle of
+		 * cpu, last (abi.h): the vCPU may have stopped in the middle of
 		 * one, or a later lap be rewriting its slot. */
 		if (ev.cpu != (uint32_t)i) {
+			if (!final) {
+				head = i; /* read it next time */
+				break;
+			}
 			incomplete++;
 			continue;
 		}
@@ -364,9 +375,11 @@ void handoff_collect_guest_ring(struct handoff *h)
 		trace_writer_events(h->rec->out, &ev, 1);
 		h->guest_events++;
 	}
+	h->ring_next = head;
 	if (incomplete) {
+		h->guest_incomplete += incomplete;
 		h->guest_lost += incomplete;
-		trace_writer_drops(h->rec->out, incomplete, 0,
+		trace_writer_drops(h->rec->out, h->guest_incomplete, 0,
 				   "incomplete in the guest ring (being written when the run ended)");
 	}
 }

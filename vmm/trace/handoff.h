@@ -4,7 +4,8 @@
  *  - a guest linked with guestlib uses earlytrace's hypercall port
  *    (ET_PORT_HYPERCALL) to take over tracing into its own ring
  *    (ET_HC_HANDOFF: the VMM's early events are copied into the ring with
- *    their original timestamps; the ring is read at the end of the run)
+ *    their original timestamps; the ring is read while the guest runs, at
+ *    the tracer's period, and at the end of the run)
  *    or to drop a marker in the trace (ET_HC_MARK);
  *  - a stock kernel reaches its handoff symbol (ftrace_init): a hardware
  *    breakpoint there restores every site before ftrace looks at them.
@@ -46,6 +47,9 @@ struct handoff_ops {
 	size_t (*resume_capture)(void *ctx);
 	/* --follow: the kernel's own tracer has taken over. */
 	void (*follow_start)(void *ctx);
+	/* A guestlib ring was handed over: read it periodically from now on
+	 * (handoff_read_guest_ring). */
+	void (*guest_ring_start)(void *ctx);
 };
 
 struct handoff_config {
@@ -85,7 +89,10 @@ struct handoff {
 	const char *patch_symbol;
 	/* The guest ring after a guestlib handoff. */
 	uint64_t ring_paddr, ring_bytes, ring_vmm_events;
+	uint64_t ring_next;	/* the index of the next record to read */
 	uint64_t guest_events, guest_lost;
+	uint64_t guest_overwritten, guest_incomplete; /* guest_lost, by reason */
+	bool ring_broken;	/* its header went bad: reading stopped */
 	uint64_t hypercalls, bad_hypercalls;
 	char first_refusal[128]; /* why the first refused hypercall was */
 };
@@ -95,9 +102,13 @@ struct handoff {
  * have the symbols the later phases need. 0, or -1 with an error. */
 int handoff_attach(struct handoff *h, const struct handoff_config *cfg);
 
-/* After the run: appends what the guest recorded in its ring to the trace
- * file, and counts what it lost. Nothing when there was no handoff. */
-void handoff_collect_guest_ring(struct handoff *h);
+/* Appends what the guest recorded in its ring since the last read to the
+ * trace file, and counts what the ring overwrote before it was read.
+ * While the guest runs (the vCPU stopped, !final) a record still being
+ * written ends the read and is read next time; at the end of the run
+ * (final) such records are counted as lost. Nothing when there was no
+ * handoff. */
+void handoff_read_guest_ring(struct handoff *h, bool final);
 
 #ifdef __cplusplus
 }

@@ -191,6 +191,10 @@ struct trace_info {
 
 	bool truncated;		  /* the final record was cut short */
 	uint64_t truncated_at;	  /* its offset */
+	/* Why the file cannot be believed, "" when nothing says so: its
+	 * events disagree with END's count (records removed from the middle
+	 * or repeated, CRCs valid), records follow END (not read). */
+	const char *doubt;
 	uint64_t data_size;	  /* bytes of complete records incl. header */
 	bool has_overhead;	  /* an OVERHEAD record: the last one */
 	struct trace_overhead overhead;
@@ -277,8 +281,9 @@ void trace_merge_close(struct trace_merge *m);
 /* For the merge: where run i starts (the record's file offset and the
  * event's index in it); false past the last run or the recorded ones. */
 bool trace_reader_run(const struct trace_reader *r, size_t i, uint64_t *offset, size_t *index);
-/* A second reader of the same, already validated file, positioned at the
- * record at offset (one of trace_reader_run's). */
+/* A second reader of the same, already validated file (the one r has open,
+ * through /proc/self/fd: even after its name was removed or replaced),
+ * positioned at the record at offset (one of trace_reader_run's). */
 int trace_reader_dup(const struct trace_reader *r, uint64_t offset, struct trace_reader **out);
 
 /* One line about how the run ended, e.g. "finished: guest exited (0)",

@@ -9,6 +9,7 @@
 #include "vmm/trace/trace_file.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include <zlib.h>
 
 #include "vmm/error.h"
+#include "vmm/util/input_file.h"
 
 struct name_block {
 	struct name_block *next;
@@ -68,6 +70,7 @@ enum {
 	STR_DROP_REASON,
 	STR_LAST_MARK,
 	STR_EXIT_REASON,
+	STR_DOUBT,
 };
 
 static uint16_t get_u16(const uint8_t *p)
@@ -143,6 +146,41 @@ static void mark_truncated(struct trace_reader *r, uint64_t off)
 		r->info.truncated_at = off;
 	}
 	r->limit = off;
+}
+
+/*
+ * The file ends before the part the reader checked when it opened it. While
+ * opening, that is a final record cut short; later, the file shrank under
+ * the reader (a second pass would silently give less than the first).
+ */
+static int ended_early(struct trace_reader *r, uint64_t off)
+{
+	struct stat st;
+
+	if (r->scanning) {
+		mark_truncated(r, off);
+		return 0;
+	}
+	return et_error("trace file %s changed while it was read: it was %" PRIu64
+			" bytes when opened, now %lld (nothing after offset %" PRIu64
+			" could be read again)",
+			r->path, r->file_size,
+			fstat(fileno(r->f), &st) ? -1LL : (long long)st.st_size, off);
+}
+
+/* Records the first reason to doubt the file: what it holds disagrees with
+ * its own END. */
+static int doubt(struct trace_reader *r, const char *fmt, ...)
+{
+	char text[256];
+	va_list ap;
+
+	if (r->strings[STR_DOUBT])
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	return set_string(r, STR_DOUBT, (const uint8_t *)text, strlen(text));
 }
 
 /* Decodes the META payload. Unknown trailing bytes are allowed (newer
@@ -341,7 +379,7 @@ static int read_record(struct trace_reader *r, struct trace_record *rec)
 	got = read_exact(r, hdr, sizeof(hdr));
 	if (got <= 0) {
 		if (!got)
-			mark_truncated(r, off);
+			return ended_early(r, off);
 		return got;
 	}
 	type = get_u32(hdr);
@@ -375,7 +413,7 @@ static int read_record(struct trace_reader *r, struct trace_record *rec)
 	got = read_exact(r, r->buf, (size_t)len + 4);
 	if (got <= 0) {
 		if (!got)
-			mark_truncated(r, off);
+			return ended_early(r, off);
 		return got;
 	}
 	r->fpos = off + sizeof(hdr) + len + 4;
@@ -538,6 +576,14 @@ static int account(struct trace_reader *r, const struct trace_record *rec)
 		return 0;
 	}
 	case TRACE_REC_END:
+		/* The writer stores every EVENTS record before END and counts
+		 * their events in it: a difference means records were removed,
+		 * added or repeated, whatever their CRCs say. */
+		if (rec->written != in->nr_events &&
+		    doubt(r, "the file holds %" PRIu64 " events before its END, which says %" PRIu64
+			     " were written: records were removed or added after the run",
+			  in->nr_events, rec->written))
+			return -1;
 		in->has_end = true;
 		in->end_recorded = rec->recorded;
 		in->end_written = rec->written;
@@ -563,12 +609,13 @@ static int compare_notes(const void *a, const void *b)
 
 static void fill_strings(struct trace_reader *r)
 {
-	const char **dst[8] = { &r->info.tool_version, &r->info.kernel_path,
+	const char **dst[9] = { &r->info.tool_version, &r->info.kernel_path,
 				&r->info.build_id_hex, &r->info.symbol_source,
 				&r->info.mode,	       &r->info.drop_reason,
-				&r->info.last_mark,    &r->info.exit_reason };
+				&r->info.last_mark,    &r->info.exit_reason,
+				&r->info.doubt };
 
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < 9; i++)
 		*dst[i] = r->strings[i] ? r->strings[i] : "";
 }
 
@@ -588,11 +635,9 @@ int trace_reader_open(struct trace_reader **rp, const char *path)
 		return et_error("out of memory");
 	}
 	fill_strings(r);
-	r->f = fopen(path, "rb");
-	if (!r->f) {
-		et_error_errno("cannot open trace file %s", path);
+	r->f = input_fopen("trace file ", path); /* never blocks on a FIFO */
+	if (!r->f)
 		goto fail;
-	}
 	if (fstat(fileno(r->f), &st)) {
 		et_error_errno("trace file %s", path);
 		goto fail;
@@ -625,9 +670,20 @@ int trace_reader_open(struct trace_reader **rp, const char *path)
 
 	/* The validating pass: totals, META, SYMBOLS, notes. */
 	r->scanning = true;
-	while ((ret = read_record(r, &rec)) > 0)
+	while ((ret = read_record(r, &rec)) > 0) {
 		if (account(r, &rec))
 			goto fail;
+		/* END is the last record: what follows it (a second copy of
+		 * the records, another run's) is not read as this run's. */
+		if (rec.type == TRACE_REC_END && r->off < r->limit) {
+			if (doubt(r, "%" PRIu64 " bytes follow the END record (not read): records "
+				     "were added after the run",
+				  r->limit - r->off))
+				goto fail;
+			r->limit = r->off;
+			break;
+		}
+	}
 	if (ret < 0)
 		goto fail;
 	r->scanning = false;
@@ -709,6 +765,7 @@ bool trace_reader_run(const struct trace_reader *r, size_t i, uint64_t *offset, 
 int trace_reader_dup(const struct trace_reader *r, uint64_t offset, struct trace_reader **out)
 {
 	struct trace_reader *d = calloc(1, sizeof(*d));
+	char proc[64];
 
 	*out = NULL;
 	if (!d || !(d->path = strdup(r->path))) {
@@ -716,9 +773,14 @@ int trace_reader_dup(const struct trace_reader *r, uint64_t offset, struct trace
 		return et_error("out of memory");
 	}
 	fill_strings(d);
-	d->f = fopen(d->path, "rb");
+	/* The same file the first reader has open, even when its name is
+	 * gone (earlytrace trace removes its temporary file before printing
+	 * it) or now names another file. */
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fileno(r->f));
+	d->f = fopen(proc, "rb");
+	if (!d->f)
+		d->f = input_fopen("trace file ", d->path);
 	if (!d->f) {
-		et_error_errno("cannot open trace file %s", d->path);
 		trace_reader_close(d);
 		return -1;
 	}
@@ -749,7 +811,9 @@ const char *trace_reader_state(const struct trace_reader *r, char *buf, size_t l
 				     "run did not finish cleanly: %" PRIu64 " events written",
 				     in->nr_events);
 	if (in->truncated && n < len)
-		snprintf(buf + n, len - n, "; file truncated after %" PRIu64 " events",
-			 in->nr_events);
+		n += (size_t)snprintf(buf + n, len - n, "; file truncated after %" PRIu64 " events",
+				      in->nr_events);
+	if (in->doubt[0] && n < len)
+		snprintf(buf + n, len - n, "; but %s", in->doubt);
 	return buf;
 }

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -248,6 +249,37 @@ static uint8_t *put_str(uint8_t *p, const char *s)
 	return p + 2 + n;
 }
 
+/*
+ * Two runs writing one file would interleave their records: the first
+ * takes a lock on it for as long as it writes, and the second refuses to
+ * start. The file is emptied only once the lock is held.
+ */
+static int open_locked(const char *path)
+{
+	struct stat st;
+	/* Read and write: the file is mapped. */
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return et_error_errno("cannot create trace file %s", path);
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		if (errno == EWOULDBLOCK)
+			et_error("trace file %s is being written by another earlytrace run (it "
+				 "holds a lock on it)",
+				 path);
+		else
+			et_error_errno("cannot lock trace file %s", path);
+		close(fd);
+		return -1;
+	}
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ftruncate(fd, 0)) {
+		et_error_errno("cannot empty trace file %s", path);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 int trace_writer_open(struct trace_writer **wp, const char *path, const struct trace_meta *meta)
 {
 	static const struct trace_meta none;
@@ -266,9 +298,8 @@ int trace_writer_open(struct trace_writer **wp, const char *path, const struct t
 		return et_error("out of memory");
 	}
 	w->page = (size_t)sysconf(_SC_PAGESIZE);
-	w->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	w->fd = open_locked(path);
 	if (w->fd < 0) {
-		et_error_errno("cannot create trace file %s", path);
 		free(w->path);
 		free(w);
 		return -1;

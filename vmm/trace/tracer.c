@@ -189,16 +189,35 @@ static void follow_start(void *ctx)
 	}
 }
 
-static void read_kernel_ring(void *ctx, struct vcpu *vcpu)
+/* Every --follow-period, with the vCPU stopped: what the guest's rings
+ * hold since the last read goes into the trace file, so a run killed
+ * later keeps it. */
+static void read_rings(void *ctx, struct vcpu *vcpu)
 {
+	struct tracer *t = ctx;
+
 	(void)vcpu;
-	kernel_ring_read(&((struct tracer *)ctx)->kring, false);
+	kernel_ring_read(&t->kring, false);
+	handoff_read_guest_ring(&t->handoff, false);
+}
+
+/* A guestlib ring was handed over: read it periodically from now on (a
+ * --follow run reads already). */
+static void guest_ring_start(void *ctx)
+{
+	struct tracer *t = ctx;
+
+	if (!t->o->follow && machine_every(t->m, t->o->follow_period_s, read_rings, t)) {
+		et_warn("%s; the guest ring is read at the end only", et_last_error());
+		recorder_mark_now(&t->rec, et_last_error());
+	}
 }
 
 static const struct handoff_ops handoff_ops = {
 	.stop_capture = stop_capture,
 	.resume_capture = resume_capture,
 	.follow_start = follow_start,
+	.guest_ring_start = guest_ring_start,
 };
 
 /* The guest entered panic(): the calls still in the trampoline batch came
@@ -217,12 +236,26 @@ static void on_guest_panic(void *ctx, struct vcpu *vcpu)
 	recorder_mark_now(&t->rec, text);
 }
 
+/* Something the VMM did to the guest (--nmi-at's NMI): a mark in the
+ * timeline, after the calls the trampolines recorded before it. */
+static void on_machine_note(void *ctx, struct vcpu *vcpu, const char *text)
+{
+	struct tracer *t = ctx;
+
+	(void)vcpu;
+	if (t->capturing)
+		tramp_mode_drain(&t->tramp);
+	recorder_mark_now(&t->rec, text);
+}
+
 /* The flight recorder: a panic hook, and a watchdog that also sees the
  * calls trampolines record without an exit. */
 static int start_flight_recorder(struct tracer *t)
 {
 	t->m->panic_hook = on_guest_panic;
 	t->m->panic_hook_ctx = t;
+	t->m->note_hook = on_machine_note;
+	t->m->note_hook_ctx = t;
 	flight_recorder_watch(&t->fr, 0, tramp_mode_progress(&t->tramp));
 	return flight_recorder_start(&t->fr, t->o->hang_timeout_s);
 }
@@ -334,7 +367,7 @@ static int attach_handoff(struct tracer *t)
 	/* While all symbols and the file's bytes (its BTF) are still here. */
 	if (kernel_ring_prepare(&t->kring, &m->kernel, &m->symbols, &t->rec, &m->vcpu))
 		return -1;
-	return machine_every(m, t->o->follow_period_s, read_kernel_ring, t);
+	return machine_every(m, t->o->follow_period_s, read_rings, t);
 }
 
 static int arm_until(struct tracer *t)
@@ -389,11 +422,14 @@ int tracer_attach(struct tracer *t, struct machine *m, const struct trace_option
 	    tramp_mode_attach(&t->tramp, o->mode, m, &t->patches, &t->rec, o->oneshot,
 			      o->batch_events) ||
 	    graph_attach(&t->graph, o->graph, &m->kernel, &m->symbols, &m->vm.mem, &t->rec) ||
-	    open_output(t) || arm_until(t) ||
-	    attach_handoff(t) ||
+	    arm_until(t) || attach_handoff(t) ||
 	    exit_events_attach(&t->exits, &m->vcpu, &t->rec, &t->tramp, o->trace_msrs,
 			       o->nr_trace_msrs, o->no_exits) ||
 	    guest_debug_set_int3(&m->vcpu, on_int3, t))
+		return -1;
+	/* Last: a bad --until or --handoff must not have replaced an
+	 * existing file. */
+	if (open_output(t))
 		return -1;
 	time_exits(t);
 	site_patches_arm(&t->patches, &m->vm.mem);
@@ -424,7 +460,7 @@ int tracer_finish(struct tracer *t)
 	exit_events_detach(&t->exits);
 	kernel_ring_read(&t->kring, true);
 	recorder_flush(&t->rec);
-	handoff_collect_guest_ring(&t->handoff);
+	handoff_read_guest_ring(&t->handoff, true);
 	/* Every event is in: a crash or a hang gets its report now. */
 	flight_recorder_finish(&t->fr);
 

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: MIT
+// trace --follow on Debian's stock cloud kernel: earlytrace's own calls
+// until the handoff, then the kernel's ftrace ring read from guest memory,
+// in one file; checked against the kernel's own dump of that ring.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/boot/vmm_process.h"
+#include "tests/fixtures.h"
+#include "tests/shim/earlytrace_shim.h"
+#include "vmm/trace/trace_file.h"
+
+namespace {
+
+const double kTimeout = 1200; // seconds, for the slowest (nested) hosts
+
+struct Call {
+	std::string fn, parent;
+	bool operator==(const Call &o) const { return fn == o.fn && parent == o.parent; }
+};
+
+std::ostream &operator<<(std::ostream &os, const Call &c)
+{
+	return os << c.fn << " <-" << c.parent;
+}
+
+// The events of ftrace_dump_on_oops on the console: the lines between
+// "Dumping ftrace buffer:" and the closing dashes, "FUNC <-PARENT" at the
+// end of each (after printk's time, the task, CPU, flags and time).
+std::vector<Call> kernel_dump(const std::string &console)
+{
+	std::vector<Call> calls;
+	size_t at = console.find("Dumping ftrace buffer:");
+	if (at == std::string::npos)
+		return calls;
+	std::istringstream in(console.substr(at));
+	std::string line;
+	int dashes = 0;
+	const std::regex call(": (\\S+) <-(\\S+)\\s*$");
+	while (std::getline(in, line) && dashes < 2) {
+		if (line.find("---------------------------------") != std::string::npos) {
+			dashes++;
+			continue;
+		}
+		std::smatch m;
+		if (dashes == 1 && std::regex_search(line, m, call))
+			calls.push_back({ m[1], m[2] });
+	}
+	return calls;
+}
+
+} // namespace
+
+// The NMI (--nmi-at) panics the kernel at trace_init, where its function
+// tracer has run since early_trace_init; ftrace_dump_on_oops prints its
+// ring on the early console; earlytrace read the same ring from memory at
+// panic(). The two must agree call for call, and the earlier calls must
+// be earlytrace's own, before the handoff, in time order.
+TEST(LinuxFollow, KernelRingAgreesWithTheKernelsOwnDump)
+{
+	REQUIRE_KVM();
+	std::string vmlinuz = debian_kernel_dir() + "/vmlinuz";
+	if (!file_exists(vmlinuz))
+		GTEST_SKIP() << vmlinuz << " is missing: run images/fetch-debian-kernel.sh";
+	TempDir d;
+	std::string out = d.file("follow.trace");
+	VmmRun run;
+	run.args = { "trace", "--kernel", vmlinuz, "--mem", "256M", "--append",
+		     "console=ttyS0 earlycon=uart8250,io,0x3f8 unknown_nmi_panic "
+		     "ftrace_dump_on_oops panic=-1",
+		     "--follow", "-f", "*_init", "--nmi-at", "trace_init", "--output", out,
+		     "--timeout", std::to_string((int)kTimeout) };
+	run.harness_timeout_s = kTimeout + 60;
+	VmmResult r = run_vmm(run);
+	ASSERT_EQ(r.status, 3) << r.err << r.out.substr(r.out.size() > 3000 ? r.out.size() - 3000 : 0);
+	EXPECT_NE(r.err.find("ftrace=function"), std::string::npos) << r.err;
+	EXPECT_NE(r.out.find("NMI: Not continuing"), std::string::npos);
+	std::vector<Call> dump = kernel_dump(r.out);
+	ASSERT_GE(dump.size(), 10u) << r.out.substr(r.out.size() > 6000 ? r.out.size() - 6000 : 0);
+
+	struct trace_reader *reader = nullptr;
+	ASSERT_EQ(trace_reader_open(&reader, out.c_str()), 0) << et_last_error();
+	const struct trace_info *info = trace_reader_info(reader);
+	const struct symtab *tab = trace_reader_symtab(reader);
+	std::vector<Call> ring;
+	size_t early = 0, early_after_ring = 0;
+	std::set<std::string> early_names;
+	uint64_t last_tsc = 0;
+	bool ordered = true;
+	struct trace_record rec;
+	while (trace_reader_next(reader, &rec) == 1) {
+		for (size_t i = 0; i < rec.nr_events; i++) {
+			const et_ring_record &e = rec.events[i];
+			if (et_rec_kind(&e) != ET_REC_CALL)
+				continue;
+			ordered &= e.tsc >= last_tsc;
+			last_tsc = e.tsc;
+			if (!(e.flags & ET_REC_F_FTRACE)) {
+				const struct symbol *s = symtab_lookup(tab, e.ip, nullptr);
+				if (s)
+					early_names.insert(s->name);
+				early++;
+				early_after_ring += !ring.empty();
+				continue;
+			}
+			const struct symbol *s = symtab_lookup(tab, e.ip, nullptr);
+			const struct symbol *p = symtab_lookup(tab, e.parent_ip, nullptr);
+			ring.push_back({ s ? s->name : "?", p ? p->name : "?" });
+		}
+	}
+	std::string marks;
+	size_t nr_notes = 0;
+	const struct trace_note *notes = trace_reader_notes(reader, &nr_notes);
+	for (size_t i = 0; i < nr_notes; i++)
+		marks += std::string(notes[i].text) + "\n";
+	const uint64_t dropped = info->dropped, nr_ftrace = info->nr_ftrace;
+	trace_reader_close(reader);
+	// earlytrace's own, from the first instruction: the filter selects a few
+	// dozen functions before ftrace_init (73 on 6.1.0-56), among them the
+	// two start_kernel calls just before it.
+	EXPECT_GE(early, 20u);
+	EXPECT_TRUE(early_names.count("trap_init")) << early;
+	EXPECT_TRUE(early_names.count("mm_init")) << early;
+	EXPECT_EQ(early_after_ring, 0u); // then the kernel's, after the handoff
+	EXPECT_TRUE(ordered);		  // one clock: the TSC, in both
+	EXPECT_EQ(dropped, 0u);
+	EXPECT_EQ(nr_ftrace, ring.size());
+	EXPECT_EQ(ring, dump);
+	EXPECT_NE(marks.find("follow: blind window of"), std::string::npos) << marks;
+	EXPECT_NE(marks.find("NMI sent at trace_init (--nmi-at)"), std::string::npos) << marks;
+}
+
+// Every end reads the kernel's ring, --timeout too: the kernel boots to
+// its /init, which waits for a shell's input that never comes, until
+// --timeout ends the run; the trace then holds the kernel's calls of the
+// whole boot up to that moment. Minutes here: behind the slow-test switch.
+TEST(LinuxFollow, TimeoutKeepsTheKernelsEventsUpToThatMoment)
+{
+	REQUIRE_KVM();
+	std::string vmlinuz = debian_kernel_dir() + "/vmlinuz";
+	if (!file_exists(vmlinuz) || !file_exists(initramfs_path()))
+		GTEST_SKIP() << "needs images/fetch-debian-kernel.sh and images/make-initramfs.sh";
+	if (!getenv("EARLYTRACE_SLOW_TESTS"))
+		GTEST_SKIP() << "a stock-kernel boot to /init; set EARLYTRACE_SLOW_TESTS=1 to run it";
+	const int timeout_s = 600;
+	TempDir d;
+	std::string out = d.file("follow-timeout.trace");
+	VmmRun run;
+	run.args = { "trace", "--kernel", vmlinuz, "--initrd", initramfs_path(), "--mem", "256M",
+		     "--append", "console=ttyS0 et_init=shell", "--follow", "-f", "*_init",
+		     "--output", out, "--timeout", std::to_string(timeout_s) };
+	run.harness_timeout_s = timeout_s + 60;
+	VmmResult r = run_vmm(run);
+	ASSERT_EQ(r.status, 124) << r.err << r.out.substr(r.out.size() > 3000 ? r.out.size() - 3000 : 0);
+	EXPECT_NE(r.err.find("(--timeout)"), std::string::npos) << r.err;
+	EXPECT_NE(r.out.find("Run /init as init process"), std::string::npos)
+		<< r.out.substr(r.out.size() > 3000 ? r.out.size() - 3000 : 0);
+
+	struct trace_reader *reader = nullptr;
+	ASSERT_EQ(trace_reader_open(&reader, out.c_str()), 0) << et_last_error();
+	const struct trace_info *info = trace_reader_info(reader);
+	const struct symtab *tab = trace_reader_symtab(reader);
+	std::set<std::string> kernel_names;
+	struct trace_record rec;
+	uint64_t last_tsc = 0;
+	bool ordered = true;
+	while (trace_reader_next(reader, &rec) == 1) {
+		if (rec.type != TRACE_REC_EVENTS)
+			continue;
+		for (size_t i = 0; i < rec.nr_events; i++) {
+			const et_ring_record &e = rec.events[i];
+			if (et_rec_kind(&e) != ET_REC_CALL)
+				continue;
+			ordered &= e.tsc >= last_tsc;
+			last_tsc = e.tsc;
+			const struct symbol *s = symtab_lookup(tab, e.ip, nullptr);
+			if ((e.flags & ET_REC_F_FTRACE) && s)
+				kernel_names.insert(s->name);
+		}
+	}
+	const uint64_t nr_ftrace = info->nr_ftrace, dropped = info->dropped;
+	char state_buf[256];
+	std::string state = trace_reader_state(reader, state_buf, sizeof(state_buf));
+	trace_reader_close(reader);
+	EXPECT_NE(state.find("timeout"), std::string::npos) << state;
+	EXPECT_TRUE(ordered);
+	EXPECT_EQ(dropped, 0u);
+	// The kernel's calls from the whole boot: start_kernel's rcu_init (just
+	// after the tracer started; kernel/trace/ itself is never traced), then
+	// kernel_init and driver_init in the first task, later.
+	EXPECT_GT(nr_ftrace, 1000u);
+	for (const char *fn : { "rcu_init", "kernel_init", "driver_init" })
+		EXPECT_TRUE(kernel_names.count(fn)) << fn << " of " << nr_ftrace;
+}
