@@ -130,10 +130,9 @@ class Run:
         return self
 
     def calls(self):
-        """Function calls in the trace: its events less the VM exits."""
-        m = re.search(r"trace: \d+ events \((\d+) by breakpoints.*?, (\d+) by trampolines.*?, "
-                      r"(\d+) from the guest ring", self.err)
-        return sum(int(x) for x in m.groups()) if m else None
+        """Function calls in the trace (the final line's 'N calls')."""
+        m = re.search(r"trace: \d+ events: (\d+) calls,", self.err)
+        return int(m.group(1)) if m else None
 
     def count(self, pattern):
         m = re.search(pattern, self.err)
@@ -275,7 +274,7 @@ def section_events(a):
     rows = [("untraced", fmt(tu, " s"), "-", "0", "0", "-")]
     for mode, rs in modes.items():
         t = median([r.wall for r in rs])
-        exits = median([r.count(r"vm exits: (\d+)") for r in rs])
+        exits = median([r.count(r"cost: (\d+) exits to the VMM") for r in rs])
         rows.append((mode, fmt(t, " s"), fmt((t - tu) / n * 1e9, " ns", 0),
                      fmt(exits / n if exits else None, "", 4), INSNS[mode],
                      fmt(ratio(t, tu))))
@@ -361,7 +360,7 @@ def section_linux(a, k):
         f = median([r.stamps.get("ftrace_init") for r in rs])
         w = median([r.wall for r in rs])
         ev = median([r.calls() for r in rs])
-        ex = median([r.count(r"vm exits: (\d+)") for r in rs])
+        ex = median([r.count(r"cost: (\d+) exits to the VMM") for r in rs])
         if mode == "int3":
             events = ev
         goal = {"int3": "<= 3x", "trampoline": "<= 1.5x"}.get(mode, "")

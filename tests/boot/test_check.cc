@@ -68,6 +68,12 @@ TEST(Check, X86_64ExpectationsPass)
 	EXPECT_EQ(r.status, 0) << r.err << r.out;
 	KtapDocument doc = ktap_of(r);
 	expect_all_ok(doc, 12);
+	// Without -o the trace is a temporary file, removed after the check:
+	// the summary does not name it as if it were kept.
+	EXPECT_EQ(r.err.find("/tmp/earlytrace-"), std::string::npos) << r.err;
+	EXPECT_NE(r.err.find("; not kept (no -o): checked against " + expect_file("x86_64") + " below\n"),
+		  std::string::npos)
+		<< r.err;
 	// After the console, and instead of the printed trace (no -o).
 	EXPECT_LT(r.out.find("calltree phase=longmode total=816"), r.out.find("KTAP version 1"));
 	EXPECT_EQ(r.out.find("# tracer: function"), std::string::npos);

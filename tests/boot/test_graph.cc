@@ -6,6 +6,7 @@
 // on the guest's stack leaves the guest running correctly.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -14,6 +15,7 @@
 
 #include "tests/boot/vmm_process.h"
 #include "tests/fixtures.h"
+#include "tests/speedscope_check.h"
 #include "tests/shim/earlytrace_shim.h"
 
 namespace {
@@ -145,6 +147,32 @@ TEST(FunctionGraph, ExactPairingDepthsAndDurationsOnTheCallTree)
 	EXPECT_EQ(rp.outliving_parent, 0);
 	ASSERT_GT(rp.tsc_khz, 0u);
 
+	// One vocabulary: trace's final line, the summary and the ftrace
+	// header count the same calls, returns and exits, and the header's
+	// entries are the event lines the ftrace text holds.
+	std::smatch counts;
+	ASSERT_TRUE(std::regex_search(r.err, counts,
+				      std::regex("earlytrace: trace: (\\d+) events: (\\d+) calls, "
+						 "(\\d+) returns, (\\d+) exits, (\\d+) kernel events;")))
+		<< r.err;
+	EXPECT_EQ(counts[2], "816");
+	EXPECT_EQ(counts[3], "816");
+	std::string words = std::string(counts[0]).substr(strlen("earlytrace: trace: "));
+	words.pop_back(); // the ';'
+	VmmResult s = run_vmm({ "report", out, "--format", "summary" });
+	ASSERT_EQ(s.status, 0) << s.err;
+	EXPECT_NE(s.out.find("recorded as:  " + words + "\n"), std::string::npos) << s.out << r.err;
+	VmmResult ft = run_vmm({ "report", out, "--format", "ftrace" });
+	ASSERT_EQ(ft.status, 0) << ft.err;
+	EXPECT_NE(ft.out.find("# earlytrace: " + words + "\n"), std::string::npos) << ft.out.substr(0, 800);
+	size_t event_lines = 0;
+	for (const std::string &l : text_lines(ft.out))
+		event_lines += !l.empty() && l[0] != '#';
+	std::string entries = std::to_string(event_lines);
+	EXPECT_NE(ft.out.find("# entries-in-buffer/entries-written: " + entries + "/" + entries + " "),
+		  std::string::npos)
+		<< ft.out.substr(0, 800);
+
 	// function_graph text: the same tree, the exact durations as recorded.
 	VmmResult g = run_vmm({ "report", out, "--format", "graph", "--raw-durations" });
 	ASSERT_EQ(g.status, 0) << g.err;
@@ -191,6 +219,10 @@ TEST(FunctionGraph, ExactPairingDepthsAndDurationsOnTheCallTree)
 	EXPECT_EQ(begins, 816);
 	EXPECT_EQ(ends, 816);
 	EXPECT_EQ(misnested, 0);
+	// Parsed: plain names, no args on B/E, every vCPU's frames nested.
+	size_t durations = 0;
+	EXPECT_EQ(speedscope_problems(json::parse(j.out), &durations), "");
+	EXPECT_EQ(durations, 816u);
 
 	// Folded stacks: self times add up to the roots' durations exactly
 	// (to a nanosecond per stack of rounding).

@@ -17,6 +17,7 @@
 #include "tests/boot/vmm_process.h"
 #include "tests/fixtures.h"
 #include "tests/tracedat_check.h"
+#include "vmm/error.h"
 
 namespace {
 
@@ -76,6 +77,22 @@ std::vector<Line> trace_cmd_lines(const std::string &dat)
 		lines.push_back(x);
 	}
 	return lines;
+}
+
+// The trace file's time zero (its CLOCK record) in seconds of raw TSC, as
+// trace-cmd converts the x86-tsc clock.
+double time_zero_seconds(const std::string &etr)
+{
+	trace_reader *r = nullptr;
+	EXPECT_EQ(trace_reader_open(&r, etr.c_str()), 0) << et_last_error();
+	if (!r)
+		return 0;
+	const trace_info *in = trace_reader_info(r);
+	EXPECT_TRUE(in->has_origin) << etr;
+	EXPECT_NE(in->tsc_khz, 0u);
+	double s = in->tsc_khz ? (double)in->origin_tsc / ((double)in->tsc_khz * 1000.0) : 0;
+	trace_reader_close(r);
+	return s;
 }
 
 // `earlytrace report --format ftrace`, in the same shape.
@@ -151,6 +168,11 @@ void check_readers(const Converted &c, size_t min_calls)
 	EXPECT_EQ(compare_tracedat(want, got), want.events.size());
 
 	std::vector<Line> tc = trace_cmd_lines(c.dat), et = ftrace_lines(c.etr);
+	// trace.dat keeps the raw x86-tsc clock; the text reports count from
+	// the guest's first instruction (the trace file's time zero).
+	double zero_s = time_zero_seconds(c.etr);
+	for (Line &l : tc)
+		l.seconds -= zero_s;
 	std::vector<Line> tc_kept;
 	for (const Line &l : tc)
 		if (l.event == "function" || l.event == "vm_exit" ||
@@ -219,6 +241,26 @@ TEST(TraceDatBoot, HandoffMarksDropsAndGuestRingEvents)
 	EXPECT_GE(marks, 1u);
 	EXPECT_GE(drops, 1u);
 	EXPECT_GT(guest, 500u);
+}
+
+// trace -o FILE.dat: the run's trace, converted to trace.dat at the end,
+// and no earlytrace trace file left behind.
+TEST(TraceDatBoot, TraceOutputDatIsATraceDat)
+{
+	REQUIRE_KVM();
+	TempDir d;
+	std::string dat = d.file("run.dat");
+	VmmResult r = run_vmm({ "trace", "--kernel", image("x86_64"), "--mem", "32M", "--filter", "ct_*",
+				"-o", dat, "--timeout", "60" });
+	ASSERT_EQ(r.status, 0) << r.err;
+	EXPECT_NE(r.err.find("written to " + dat + " (converted"), std::string::npos) << r.err;
+	EXPECT_EQ(read_file_text(dat).rfind(std::string("\x17\x08\x44tracing", 10), 0), 0u);
+	DatFile got = read_tracedat(dat);
+	ASSERT_TRUE(got.ok) << got.error;
+	size_t calls = 0;
+	for (const DatEvent &e : got.events)
+		calls += e.system == "ftrace" && e.name == "function";
+	EXPECT_EQ(calls, 816u);
 }
 
 TEST(TraceDatBoot, GraphTreeIsTheOneFormatGraphShows)

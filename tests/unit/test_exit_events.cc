@@ -50,6 +50,7 @@ std::string write_trace(const TempDir &d)
 	trace_writer *w;
 	EXPECT_EQ(trace_writer_open(&w, path.c_str(), &m), 0);
 	EXPECT_EQ(trace_writer_symbols(w, &tab), 0);
+	EXPECT_EQ(trace_writer_clock(w, 0), 0); // time zero at TSC 0: times are TSCs
 	et_ring_record vmm[] = {
 		make_call(1000, K + 0x100, K + 0x10),
 		exit_event(1100, K + 0x11c, ET_REC_PIO, 0x3f8, 0x41, 1, true),
@@ -178,7 +179,9 @@ TEST(ExitEvents, FtraceShowsExitsAsTheirOwnLinesInTimeOrder)
 		"          <idle>-0       [000] .....     0.000007: uart_putc <-main",
 	};
 	EXPECT_EQ(body, want) << text;
-	EXPECT_NE(text.find("# earlytrace: VM exits: 4 (pio 2, mmio 1, msr 1)\n"), std::string::npos)
+	EXPECT_NE(text.find("# earlytrace: 7 events: 3 calls, 0 returns, 4 exits, 0 kernel events\n"
+			    "# earlytrace: calls and returns by source: breakpoint 1, trampoline 0, guest 2\n"
+			    "# earlytrace: exits: 4 (pio 2, mmio 1, msr 1)\n"), std::string::npos)
 		<< text;
 }
 
@@ -187,7 +190,7 @@ TEST(ExitEvents, CsvJsonAndSummary)
 	TempDir d;
 	std::string path = write_trace(d);
 	std::string csv = report_text(path, REPORT_CSV);
-	EXPECT_NE(csv.find("0.000000100,1100,0,exit,uart_putc,0x1c,0xffffffff8010011c,,,,pio write port "
+	EXPECT_NE(csv.find("0.000001100,1100,0,exit,uart_putc,0x1c,0xffffffff8010011c,,,,pio write port "
 			   "0x3f8 size 1 value 0x41\n"),
 		  std::string::npos)
 		<< csv;
@@ -203,10 +206,11 @@ TEST(ExitEvents, CsvJsonAndSummary)
 		<< json;
 
 	std::string summary = report_text(path, REPORT_SUMMARY);
-	EXPECT_NE(summary.find("events:       7 (breakpoint 1, trampoline 0, guest 2, VM exits 4)\n"),
+	EXPECT_NE(summary.find("recorded as:  7 events: 3 calls, 0 returns, 4 exits, 0 kernel events\n"
+			       "by source:    breakpoint 1, trampoline 0, guest 2 (calls and returns)\n"),
 		  std::string::npos)
 		<< summary;
-	EXPECT_NE(summary.find("VM exits:     4 (pio 2, mmio 1, msr 1)\n"), std::string::npos) << summary;
+	EXPECT_NE(summary.find("exits:        4 (pio 2, mmio 1, msr 1)\n"), std::string::npos) << summary;
 	// Exits are not calls.
 	EXPECT_NE(summary.find("functions:    2 called"), std::string::npos) << summary;
 }

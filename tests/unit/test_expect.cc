@@ -513,13 +513,17 @@ TEST(Ktap, WriterOutputIsValidKtap)
 	fclose(f);
 	std::string s(buf, len);
 	free(buf);
+	// Data goes on a '#' line before its result: the result line is the
+	// description and a directive alone.
 	EXPECT_EQ(s, "KTAP version 1\n"
 		     "# header 1\n"
 		     "1..4\n"
-		     "ok 1 first one # 12 calls\n"
+		     "# 12 calls\n"
+		     "ok 1 first one\n"
 		     "# why?the next failed\n"
 		     "not ok 2 a ? in a description\n"
-		     "not ok 3 third # ERROR no such symbol\n"
+		     "# no such symbol\n"
+		     "not ok 3 third # ERROR\n"
 		     "ok 4 fourth # SKIP\n"
 		     "# Totals: pass:1 fail:1 xfail:0 xpass:0 skip:1 error:1\n");
 	KtapDocument doc = parse_ktap(s);
@@ -572,7 +576,10 @@ TEST(Check, KtapReportAndExitStatus)
 	for (const auto &r : doc.results)
 		EXPECT_TRUE(r.ok) << r.description;
 	EXPECT_EQ(doc.results[0].description, "called start_kernel");
-	EXPECT_EQ(doc.results[3].data, "5 calls");
+	for (const auto &r : doc.results)
+		EXPECT_EQ(r.data, "") << r.description; // data is on '#' lines
+	EXPECT_NE(out.find("# t.expect:4: 5 calls\nok 4 calls ct_leaf >= 5\n"), std::string::npos)
+		<< out;
 	EXPECT_EQ(doc.totals, ktap_totals(doc));
 	EXPECT_EQ(doc.totals, "pass:9 fail:0 xfail:0 xpass:0 skip:0 error:0");
 	EXPECT_NE(out.find("# earlytrace check: t.expect on " + t), std::string::npos) << out;
@@ -632,4 +639,89 @@ TEST(Check, CommandLine)
 	EXPECT_NE(error_of({ "a", "b", "--expect", "x" }).find("unexpected argument 'b'"), std::string::npos);
 	EXPECT_NE(error_of({ "a", "-e", "x", "-e", "y" }).find("--expect given twice"), std::string::npos);
 	EXPECT_NE(error_of({ "a", "--bogus" }).find("unknown option '--bogus'"), std::string::npos);
+}
+
+namespace {
+
+// Each test's description as Perl's TAP::Parser (what prove runs) reads
+// the document: everything on a result line but a TAP directive. Empty
+// with *available false when perl or TAP::Parser is missing.
+std::vector<std::string> tap_parser_names(const TempDir &dir, const std::string &ktap,
+					  bool *available)
+{
+	std::string path = dir.file("names.tap");
+	FILE *f = fopen(path.c_str(), "w");
+	fputs(ktap.c_str(), f);
+	fclose(f);
+	*available = system("perl -MTAP::Parser -e 1 >/dev/null 2>&1") == 0;
+	if (!*available)
+		return {};
+	std::string cmd = "perl -MTAP::Parser -e 'my $p = TAP::Parser->new({ source => $ARGV[0] });"
+			  " while (my $r = $p->next) { print $r->description, \"\\n\" if $r->is_test }"
+			  " exit scalar($p->parse_errors)' " + path;
+	FILE *p = popen(cmd.c_str(), "r");
+	std::vector<std::string> names;
+	char line[512];
+	while (p && fgets(line, sizeof(line), p)) {
+		std::string l(line);
+		if (!l.empty() && l.back() == '\n')
+			l.pop_back();
+		names.push_back(l);
+	}
+	EXPECT_EQ(p ? pclose(p) : -1, 0) << "TAP::Parser found parse errors in\n" << ktap;
+	return names;
+}
+
+} // namespace
+
+// Two runs whose traces differ (counts, times, a failure) give the same
+// test names, to the KTAP checker and to a real TAP parser, and those names
+// are the assertions as written; only the '#' lines differ.
+TEST(Check, KtapTestNamesAreStableAcrossRuns)
+{
+	TempDir dir;
+	TraceSpec other = boot_spec();
+	for (uint64_t i = 0; i < 7; i++) // more ct_leaf calls, later
+		other.batches[0].push_back(make_call(8000000 + i, CT_LEAF, SETUP_ARCH + 0x30));
+	std::string a = write_trace(dir, boot_spec(), "a.trace");
+	std::string b = write_trace(dir, other, "b.trace");
+	const std::string text = "called start_kernel\n"
+				 "calls ct_leaf >= 5\n"
+				 "calls ct_leaf <= 6\n"
+				 "reached ct_branch within 7 ms\n"
+				 "called pnaic\n";
+	std::vector<std::string> want = { "called start_kernel", "calls ct_leaf >= 5",
+					  "calls ct_leaf <= 6", "reached ct_branch within 7 ms",
+					  "called pnaic" };
+	int status_a, status_b;
+	std::string out_a = check_ktap(a, text, &status_a), out_b = check_ktap(b, text, &status_b);
+	ASSERT_NE(out_a, out_b); // the runs do differ
+	KtapDocument doc_a = parse_ktap(out_a), doc_b = parse_ktap(out_b);
+	ASSERT_EQ(doc_a.error, "") << out_a;
+	ASSERT_EQ(doc_b.error, "") << out_b;
+	ASSERT_NE(doc_a.diagnostics, doc_b.diagnostics);
+	EXPECT_TRUE(doc_a.results[2].ok);
+	EXPECT_FALSE(doc_b.results[2].ok); // 12 calls this time
+	std::vector<std::string> names_a, names_b;
+	for (const auto &r : doc_a.results) {
+		names_a.push_back(r.description);
+		EXPECT_EQ(r.data, "") << r.description;
+	}
+	for (const auto &r : doc_b.results) {
+		names_b.push_back(r.description);
+		EXPECT_EQ(r.data, "") << r.description;
+	}
+	EXPECT_EQ(names_a, want) << out_a;
+	EXPECT_EQ(names_b, want) << out_b;
+
+	bool available;
+	std::vector<std::string> tap_a = tap_parser_names(dir, out_a, &available);
+	if (!available)
+		GTEST_SKIP() << "perl's TAP::Parser is not installed (KTAP checker passed)";
+	std::vector<std::string> tap_b = tap_parser_names(dir, out_b, &available);
+	// TAP reads "# ERROR" (not a TAP directive) as part of the name: a
+	// constant word, the same in both runs.
+	want.back() += " # ERROR";
+	EXPECT_EQ(tap_a, want) << out_a;
+	EXPECT_EQ(tap_b, want) << out_b;
 }

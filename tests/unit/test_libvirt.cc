@@ -222,7 +222,7 @@ TEST(LibvirtParse, IgnoredPartsEachGetANote)
 		      "<loader readonly='yes' type='pflash'>/OVMF_CODE.fd</loader><nvram>/v.fd</nvram>"
 		      "<kernel>/k</kernel><smbios mode='sysinfo'/><bogus/></os>"
 		      "<features><acpi/><apic/><pae/><hyperv/></features>"
-		      "<cpu mode='custom'><model>Skylake-Client</model><feature policy='require' name='vmx'/>"
+		      "<cpu mode='custom'><model>Skylake-Client</model><feature policy='require' name='vmx'/><feature policy='disable' name='arch-capabilities'/>"
 		      "<numa><cell id='0' cpus='0' memory='1'/><cell id='1' cpus='1' memory='1'/></numa></cpu>"
 		      "<sysinfo type='smbios'/>"
 		      "<devices>"
@@ -471,6 +471,11 @@ TEST(DomainXml, WritesADefinitionThatReadsBack)
 	EXPECT_NE(s.find("<cmdline>exit=3 a&lt;b &amp; \"c\" 'd'</cmdline>"), std::string::npos) << s;
 	EXPECT_NE(s.find("<on_reboot>destroy</on_reboot>"), std::string::npos) << s;
 	EXPECT_NE(s.find("<acpi/>"), std::string::npos) << s;
+	// QEMU starts it where KVM refuses MSR 0x10a (AMD, nested KVMs).
+	EXPECT_NE(s.find("<cpu mode=\"host-passthrough\" check=\"none\" migratable=\"off\">\n"
+			 "    <feature policy=\"disable\" name=\"arch-capabilities\"/>\n  </cpu>"),
+		  std::string::npos)
+		<< s;
 
 	Parsed p;
 	parse_into(p, s);

@@ -19,6 +19,9 @@
 
 #include "tests/fixtures.h"
 #include "tests/shim/earlytrace_shim.h"
+#include "vmm/check/expect.h"
+#include "vmm/cmd/check.h"
+#include "vmm/cmd/report.h"
 #include "vmm/version.h"
 
 namespace {
@@ -34,6 +37,9 @@ struct symbol syms[] = {
 struct symtab tab = { syms, 4 };
 
 // 1 GHz TSC: one cycle is one nanosecond.
+// Time zero (the guest's first instruction) is TSC 1000000.
+const uint64_t kOriginTsc = 1000000;
+
 std::string write_trace(const TempDir &d, uint64_t khz, bool finish = true)
 {
 	std::string path = d.file("t.ettrace");
@@ -46,6 +52,7 @@ std::string write_trace(const TempDir &d, uint64_t khz, bool finish = true)
 	trace_writer *w;
 	EXPECT_EQ(trace_writer_open(&w, path.c_str(), &m), 0);
 	EXPECT_EQ(trace_writer_symbols(w, &tab), 0);
+	EXPECT_EQ(trace_writer_clock(w, kOriginTsc), 0);
 	et_ring_record a[] = {
 		make_call(1234000, K, K + 0x320, 0, ET_REC_SRC_BREAKPOINT),
 		make_call(2000000, K + 0x105, K + 0x10, 0, ET_REC_SRC_BREAKPOINT),
@@ -77,12 +84,16 @@ TEST(Report, FtraceGolden)
 		"#",
 		"# earlytrace " EARLYTRACE_VERSION ": kernel images/x86_64.elf (build-id abcdef01), mode breakpoint",
 		"# earlytrace: symbols: kernel .symtab (4 symbols)",
-		"# earlytrace: event sources: breakpoint 2, trampoline 1, guest 2",
-		"# earlytrace: clock: guest TSC at 1000000 kHz; TIMESTAMP is seconds of guest TSC",
+		"# earlytrace: 5 events: 5 calls, 0 returns, 0 exits, 0 kernel events",
+		"# earlytrace: calls and returns by source: breakpoint 2, trampoline 1, guest 2",
+		"# earlytrace: clock: guest TSC at 1000000 kHz; TIMESTAMP is seconds of guest time since "
+		"its first instruction (guest TSC 1000000)",
 		"# earlytrace: finished: guest exited (0)",
 		"# earlytrace: 10 events dropped, 0 not written to the trace file",
 		"#",
-		"# entries-in-buffer/entries-written: 5/15   #P:2",
+		// Entries: the 6 event lines below (5 calls and a mark); written
+		// adds the 10 dropped.
+		"# entries-in-buffer/entries-written: 6/16   #P:2",
 		"#",
 		"#                                _-----=> irqs-off/BH-disabled",
 		"#                               / _----=> need-resched",
@@ -92,14 +103,14 @@ TEST(Report, FtraceGolden)
 		"#                              |||| /     delay",
 		"#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION",
 		"#              | |         |   |||||     |         |",
-		"          <idle>-0       [000] d....     0.001234: start_kernel <-x86_64_start_reservations",
-		"          <idle>-0       [000] d....     0.002000: foo <-start_kernel",
+		"          <idle>-0       [000] d....     0.000234: start_kernel <-x86_64_start_reservations",
+		"          <idle>-0       [000] d....     0.001000: foo <-start_kernel",
 		"# earlytrace: 7 events dropped (host buffer full)",
-		"          <idle>-0       [000] d....     0.002100: we\"ird\\name <-foo",
-		"          <idle>-0       [000] d....     0.002500: tracing_mark_write: handoff to guest ring",
-		"          <idle>-0       [001] .....     0.003000: 0xdead",
+		"          <idle>-0       [000] d....     0.001100: we\"ird\\name <-foo",
+		"          <idle>-0       [000] d....     0.001500: tracing_mark_write: handoff to guest ring",
+		"          <idle>-0       [001] .....     0.002000: 0xdead",
 		"# earlytrace: 3 events dropped (guest ring overwrite), 10 in total",
-		"          <idle>-0       [001] .....     0.003000: foo <-start_kernel",
+		"          <idle>-0       [001] .....     0.002000: foo <-start_kernel",
 	};
 	EXPECT_EQ(text_lines(text), want) << text;
 }
@@ -108,14 +119,14 @@ TEST(Report, FtraceWithoutTscFrequencyPrintsCycles)
 {
 	TempDir d;
 	std::string text = report_text(write_trace(d, 0), REPORT_FTRACE);
-	EXPECT_NE(text.find("# earlytrace: clock: guest TSC frequency unknown; TIMESTAMP is raw "
-			    "TSC cycles since the first event\n"),
+	EXPECT_NE(text.find("# earlytrace: clock: guest TSC frequency unknown; TIMESTAMP is TSC "
+			    "cycles of guest time since its first instruction (guest TSC 1000000)\n"),
 		  std::string::npos);
-	EXPECT_NE(text.find("          <idle>-0       [000] d....            0: start_kernel "
+	EXPECT_NE(text.find("          <idle>-0       [000] d....       234000: start_kernel "
 			    "<-x86_64_start_reservations\n"),
 		  std::string::npos)
 		<< text;
-	EXPECT_NE(text.find("          <idle>-0       [001] .....      1766500: foo <-start_kernel\n"),
+	EXPECT_NE(text.find("          <idle>-0       [001] .....      2000500: foo <-start_kernel\n"),
 		  std::string::npos)
 		<< text;
 }
@@ -271,7 +282,7 @@ TEST(Report, JsonIsValidChromeTrace)
 	EXPECT_EQ(text.rfind("{\"traceEvents\":[", 0), 0u);
 	EXPECT_NE(text.find("\"displayTimeUnit\":\"ns\""), std::string::npos);
 	EXPECT_NE(text.find("{\"name\":\"start_kernel\",\"cat\":\"call\",\"ph\":\"i\",\"s\":\"t\","
-			    "\"ts\":1234.000,\"pid\":1,\"tid\":0,\"args\":{\"parent\":"
+			    "\"ts\":234.000,\"pid\":1,\"tid\":0,\"args\":{\"parent\":"
 			    "\"x86_64_start_reservations\",\"ip\":\"0xffffffff81000000\","
 			    "\"source\":\"breakpoint\"}}"),
 		  std::string::npos)
@@ -279,23 +290,23 @@ TEST(Report, JsonIsValidChromeTrace)
 	// Names are escaped.
 	EXPECT_NE(text.find("{\"name\":\"we\\\"ird\\\\name\""), std::string::npos) << text;
 	EXPECT_NE(text.find("{\"name\":\"0xdead\",\"cat\":\"call\",\"ph\":\"i\",\"s\":\"t\","
-			    "\"ts\":3000.000,\"pid\":1,\"tid\":1,\"args\":{\"parent\":\"0x0\""),
+			    "\"ts\":2000.000,\"pid\":1,\"tid\":1,\"args\":{\"parent\":\"0x0\""),
 		  std::string::npos)
 		<< text;
 	EXPECT_NE(text.find("{\"name\":\"handoff to guest ring\",\"cat\":\"mark\",\"ph\":\"i\","
-			    "\"s\":\"g\",\"ts\":2500.000"),
+			    "\"s\":\"g\",\"ts\":1500.000"),
 		  std::string::npos)
 		<< text;
 	EXPECT_NE(text.find("{\"name\":\"7 events dropped\",\"cat\":\"drop\",\"ph\":\"i\",\"s\":\"g\","
-			    "\"ts\":2050.000,\"pid\":1,\"tid\":0,\"args\":{\"dropped\":7,\"total\":7,"
+			    "\"ts\":1050.000,\"pid\":1,\"tid\":0,\"args\":{\"dropped\":7,\"total\":7,"
 			    "\"reason\":\"host buffer full\"}}"),
 		  std::string::npos)
 		<< text;
 	EXPECT_NE(text.find("\"args\":{\"name\":\"vCPU 1\"}"), std::string::npos);
 	EXPECT_NE(text.find("\"build_id\":\"abcdef01\""), std::string::npos);
 	// Time order: the first drop comes between foo and the weird name.
-	EXPECT_LT(text.find("\"ts\":2000.000"), text.find("\"ts\":2050.000"));
-	EXPECT_LT(text.find("\"ts\":2050.000"), text.find("\"ts\":2100.000"));
+	EXPECT_LT(text.find("\"ts\":1000.000"), text.find("\"ts\":1050.000"));
+	EXPECT_LT(text.find("\"ts\":1050.000"), text.find("\"ts\":1100.000"));
 }
 
 // RFC 4180 records: fields split at commas outside quotes, "" inside
@@ -350,17 +361,17 @@ TEST(Report, CsvGolden)
 	std::string text = report_text(write_trace(d, 1000000), REPORT_CSV);
 	std::vector<std::string> want = {
 		"seconds,tsc,cpu,source,function,offset,ip,parent_function,parent_offset,parent_ip,note",
-		"0.000000000,1234000,0,breakpoint,start_kernel,0x0,0xffffffff81000000,"
+		"0.000234000,1234000,0,breakpoint,start_kernel,0x0,0xffffffff81000000,"
 		"x86_64_start_reservations,0x20,0xffffffff81000320,",
-		"0.000766000,2000000,0,breakpoint,foo,0x5,0xffffffff81000105,start_kernel,0x10,"
+		"0.001000000,2000000,0,breakpoint,foo,0x5,0xffffffff81000105,start_kernel,0x10,"
 		"0xffffffff81000010,",
-		"0.000816000,2050000,,,,,,,,,dropped 7: host buffer full",
-		"0.000866000,2100000,0,trampoline,\"we\"\"ird\\name\",0x0,0xffffffff81000200,foo,0x10,"
+		"0.001050000,2050000,,,,,,,,,dropped 7: host buffer full",
+		"0.001100000,2100000,0,trampoline,\"we\"\"ird\\name\",0x0,0xffffffff81000200,foo,0x10,"
 		"0xffffffff81000110,",
-		"0.001266000,2500000,,,,,,,,,handoff to guest ring",
-		"0.001766000,3000000,1,guest,,,0xdead,,,,",
-		"0.001766200,3000200,,,,,,,,,dropped 3: guest ring overwrite",
-		"0.001766500,3000500,1,guest,foo,0x0,0xffffffff81000100,start_kernel,0x5,"
+		"0.001500000,2500000,,,,,,,,,handoff to guest ring",
+		"0.002000000,3000000,1,guest,,,0xdead,,,,",
+		"0.002000200,3000200,,,,,,,,,dropped 3: guest ring overwrite",
+		"0.002000500,3000500,1,guest,foo,0x0,0xffffffff81000100,start_kernel,0x5,"
 		"0xffffffff81000005,",
 	};
 	EXPECT_EQ(text_lines(text), want) << text;
@@ -408,7 +419,8 @@ TEST(Report, CsvQuotesFields)
 	std::string text = report_text(path, REPORT_CSV);
 	std::vector<std::string> want = {
 		"seconds,tsc,cpu,source,function,offset,ip,parent_function,parent_offset,parent_ip,note",
-		// Before the earliest event; the reader turns the newline into '?'.
+		// No CLOCK record: time zero is the earliest event, and this mark
+		// comes before it; the reader turns the newline into '?'.
 		"-0.000000500,500,,,,,,,,,\"say \"\"hi\"\", then?stop\"",
 		"0.000000000,1000,0,guest,\"a,b\",0x1,0xffffffff81000001,\"a,b\",0x2,0xffffffff81000002,",
 		"0.000001000,2000,,,,,,,,,\"dropped 2: full, \"\"really\"\"\"",
@@ -436,10 +448,12 @@ TEST(Report, Summary)
 				return true;
 		return false;
 	};
-	EXPECT_TRUE(has("events:       5 (breakpoint 2, trampoline 1, guest 2)")) << text;
+	EXPECT_TRUE(has("recorded as:  5 events: 5 calls, 0 returns, 0 exits, 0 kernel events"))
+		<< text;
+	EXPECT_TRUE(has("by source:    breakpoint 2, trampoline 1, guest 2 (calls and returns)")) << text;
 	EXPECT_TRUE(has("dropped:      10 (guest ring overwrite)")) << text;
-	EXPECT_TRUE(has("first event:  0.001234 s (tsc 1234000)")) << text;
-	EXPECT_TRUE(has("last event:   0.003000 s (tsc 3000500)")) << text;
+	EXPECT_TRUE(has("first event:  0.000234 s (tsc 1234000)")) << text;
+	EXPECT_TRUE(has("last event:   0.002000 s (tsc 3000500)")) << text;
 	EXPECT_TRUE(has("symbols:      kernel .symtab (4 symbols) (4 in the trace file)")) << text;
 	// Counts, descending, then by name.
 	std::vector<std::string> tail(l.end() - 5, l.end());
@@ -451,6 +465,48 @@ TEST(Report, Summary)
 		"           1  0xdead",
 	};
 	EXPECT_EQ(tail, want) << text;
+}
+
+// One call, foo at TSC 2000000, 1 ms after time zero (TSC 1000000): every
+// format that shows times says 1 ms, and check's "within T" agrees.
+TEST(Report, OneCallHasTheSameTimeInEveryFormat)
+{
+	TempDir d;
+	std::string path = write_trace(d, 1000000);
+
+	std::string ftrace = report_text(path, REPORT_FTRACE);
+	EXPECT_NE(ftrace.find("] d....     0.001000: foo <-start_kernel\n"), std::string::npos)
+		<< ftrace;
+	std::string json = report_text(path, REPORT_JSON);
+	EXPECT_NE(json.find("{\"name\":\"foo\",\"cat\":\"call\",\"ph\":\"i\",\"s\":\"t\","
+			    "\"ts\":1000.000,"),
+		  std::string::npos)
+		<< json;
+	EXPECT_NE(json.find("\"origin_tsc\":\"1000000\""), std::string::npos) << json;
+	std::string csv = report_text(path, REPORT_CSV);
+	// seconds since time zero, and the raw TSC beside it.
+	EXPECT_NE(csv.find("\n0.001000000,2000000,0,breakpoint,foo,"), std::string::npos) << csv;
+	std::string summary = report_text(path, REPORT_SUMMARY);
+	EXPECT_NE(summary.find("times are guest time since its first instruction (tsc 1000000)"),
+		  std::string::npos)
+		<< summary;
+
+	// check: foo is reached within 1 ms of guest time, not within 999 us,
+	// and its KTAP line says when.
+	expect_list l{};
+	const char text[] = "reached foo within 1 ms\nreached foo within 999 us\n";
+	ASSERT_EQ(expect_parse(&l, "t.expect", text, sizeof(text) - 1), 0) << et_last_error();
+	char *buf = nullptr;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	EXPECT_EQ(check_trace(path.c_str(), nullptr, &l, f), EXIT_STATUS_EXPECT_FAILED);
+	fclose(f);
+	std::string ktap(buf, len);
+	free(buf);
+	expect_list_free(&l);
+	EXPECT_NE(ktap.find("ok 1 reached foo within 1 ms"), std::string::npos) << ktap;
+	EXPECT_NE(ktap.find("not ok 2 reached foo within 999 us"), std::string::npos) << ktap;
+	EXPECT_NE(ktap.find("call 2 at 1.000000 ms"), std::string::npos) << ktap;
 }
 
 TEST(Report, FormatNames)
@@ -466,6 +522,39 @@ TEST(Report, FormatNames)
 		  nullptr);
 	EXPECT_EQ(report_parse_format("trace-dat", &f), 0);
 	EXPECT_EQ(f, REPORT_TRACE_DAT);
+}
+
+// -o FILE picks the format by FILE's extension unless --format is given.
+TEST(Report, OutputExtensionPicksTheFormat)
+{
+	report_format f = REPORT_FTRACE;
+	EXPECT_TRUE(report_format_of_path("boot.dat", &f));
+	EXPECT_EQ(f, REPORT_TRACE_DAT);
+	EXPECT_TRUE(report_format_of_path("/tmp/x/boot.json", &f));
+	EXPECT_EQ(f, REPORT_JSON);
+	EXPECT_TRUE(report_format_of_path("b.csv", &f));
+	EXPECT_EQ(f, REPORT_CSV);
+	f = REPORT_SUMMARY;
+	EXPECT_FALSE(report_format_of_path("boot.trace", &f));
+	EXPECT_FALSE(report_format_of_path(".dat", &f));
+	EXPECT_FALSE(report_format_of_path("dir/.dat", &f));
+	EXPECT_FALSE(report_format_of_path("boot.data", &f));
+	EXPECT_EQ(f, REPORT_SUMMARY); // untouched
+
+	auto parsed = [](std::vector<std::string> args) {
+		report_options o;
+		std::vector<char *> v;
+		args.insert(args.begin(), "report");
+		for (auto &a : args)
+			v.push_back(&a[0]);
+		EXPECT_EQ(cli_parse_report((int)v.size(), v.data(), &o), 0) << et_last_error();
+		return o.format;
+	};
+	EXPECT_EQ(parsed({ "t.trace", "-o", "t.dat" }), REPORT_TRACE_DAT);
+	EXPECT_EQ(parsed({ "-o", "t.json", "t.trace" }), REPORT_JSON);
+	EXPECT_EQ(parsed({ "t.trace", "-o", "t.txt" }), REPORT_FTRACE);
+	EXPECT_EQ(parsed({ "t.trace", "-o", "t.dat", "-f", "ftrace" }), REPORT_FTRACE); // -f wins
+	EXPECT_EQ(parsed({ "t.trace" }), REPORT_FTRACE);
 }
 
 int run_cli(const std::string &args, std::string *err = nullptr)
@@ -486,8 +575,12 @@ TEST(Report, Command)
 	EXPECT_TRUE(Json(read_file_text(out)).valid());
 	ASSERT_EQ(run_cli("report " + path + " -f summary -o " + out), 0);
 	EXPECT_NE(read_file_text(out).find("calls  function"), std::string::npos);
+	// Without --format, out.json's extension asks for JSON; another name
+	// gets the default, ftrace text.
 	ASSERT_EQ(run_cli("report " + path + " -o " + out), 0);
-	EXPECT_EQ(read_file_text(out).rfind("# tracer: function\n", 0), 0u);
+	EXPECT_TRUE(Json(read_file_text(out)).valid());
+	ASSERT_EQ(run_cli("report " + path + " -o " + d.file("out.txt")), 0);
+	EXPECT_EQ(read_file_text(d.file("out.txt")).rfind("# tracer: function\n", 0), 0u);
 
 	EXPECT_EQ(run_cli("report " + d.file("missing"), &err), 1);
 	EXPECT_EQ(err.rfind("earlytrace: cannot open trace file", 0), 0u) << err;

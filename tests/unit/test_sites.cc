@@ -18,6 +18,7 @@
 
 #include "tests/fixtures.h"
 #include "tests/shim/earlytrace_shim.h"
+#include "vmm/cmd/sites.h"
 #include "vmm/sites/filter.h"
 #include "vmm/sites/sites.h"
 #include "vmm/symbols/symbols.h"
@@ -285,6 +286,63 @@ TEST(SitesCli, ListsSitesAndSummary)
 		<< out;
 	EXPECT_EQ(out.find("uart_putc 0x"), std::string::npos) << out;
 	EXPECT_NE(out.find("start_info_get 0x"), std::string::npos) << out;
+
+	// One function asked for: its line and a one-line summary, nothing else.
+	ASSERT_EQ(run(std::string(ET_TEST_BIN) + " sites --kernel " + image_path("x86_64") +
+			      " -f start_info_get",
+		      &out),
+		  0)
+		<< out;
+	ASSERT_TRUE(std::regex_match(out, std::regex("start_info_get 0x[0-9a-f]+ 0x[0-9a-f]+ nop5\n"
+						     "# 1 selected of [0-9]+ sites \\([0-9]+ verified, 0 "
+						     "rejected\\) in __mcount_loc[^\n]*; symbols: kernel "
+						     "\\.symtab \\([0-9]+ symbols\\)\n")))
+		<< out;
+	// The source is not said twice ("kernel .symtab: kernel .symtab").
+	ASSERT_EQ(run(std::string(ET_TEST_BIN) + " sites --kernel " + image_path("x86_64"), &out), 0);
+	EXPECT_NE(out.find("\n# symbols: kernel .symtab ("), std::string::npos) << out;
+}
+
+// Rejections are grouped: each reason once, with its count, however many
+// sites it turned away; the sites themselves are for --rejected.
+TEST(SitesCli, RejectionReasonsAreSaidOnceWithACount)
+{
+	std::vector<site> s(6);
+	site_table tab{};
+	tab.sites = s.data();
+	tab.nr = s.size();
+	snprintf(tab.origin_desc, sizeof(tab.origin_desc), "__mcount_loc");
+	for (size_t i = 0; i < 5; i++) {
+		s[i].name = "f";
+		s[i].reject = SITE_REJECT_BYTES;
+	}
+	s[5].name = "g";
+	s[5].reject = SITE_REJECT_DUPLICATE;
+	tab.nr_rejected = 6;
+	tab.rejects[SITE_REJECT_BYTES] = 5;
+	tab.rejects[SITE_REJECT_DUPLICATE] = 1;
+	site_selection sel{};
+	symbols syms{};
+	syms.source = SYM_SOURCE_KALLSYMS;
+	snprintf(syms.desc, sizeof(syms.desc), "kallsyms recovered from the image (9 symbols)");
+	char *buf = nullptr;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	sites_print_summary(f, &tab, &sel, &syms, false, 1.0, 2.0);
+	fclose(f);
+	std::string out(buf, len);
+	free(buf);
+	std::string bytes = std::string("# rejected 5 (") + site_reject_tag(SITE_REJECT_BYTES) +
+			    "): " + site_reject_reason(SITE_REJECT_BYTES) + "\n";
+	EXPECT_NE(out.find(bytes), std::string::npos) << out;
+	EXPECT_EQ(out.find(site_reject_reason(SITE_REJECT_BYTES)), out.rfind(site_reject_reason(SITE_REJECT_BYTES)))
+		<< out; // once
+	EXPECT_NE(out.find("# rejected 1 (" + std::string(site_reject_tag(SITE_REJECT_DUPLICATE))),
+		  std::string::npos)
+		<< out;
+	EXPECT_NE(out.find("# symbols: kallsyms recovered from the image (9 symbols)\n"), std::string::npos)
+		<< out;
+	EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 6) << out;
 }
 
 TEST(SitesCli, BadInputIsOneLineErrorAndStatus1)

@@ -11,7 +11,7 @@
  *   reached FUNC within N events   FUNC's first call is among the first N
  *                                  calls (also "N calls")
  *   reached FUNC within T UNIT     ...at most T of guest time after the
- *                                  trace's first event (ns, us, ms or s)
+ *                                  guest's first instruction (ns, us, ms, s)
  *   handoff [guest-ring|SYMBOL]    the trace has a handoff mark (the guest
  *                                  took over with guestlib's ring, or the
  *                                  kernel reached SYMBOL, e.g. ftrace_init)
@@ -108,8 +108,8 @@ struct expect_facts {
  * runs out.
  *
  * Order is guest time: by guest TSC, file order among equal TSCs. Guest
- * time counts from the trace's earliest event (any kind), which with
- * tracing from the first instruction is the start of the guest's boot. */
+ * time counts from the guest's first instruction (trace_time_ns()), as
+ * in every report. */
 int expect_evaluate(const struct expect_list *l, struct trace_reader *r,
 		    struct expect_outcome *out, struct expect_facts *facts);
 

@@ -82,15 +82,13 @@ static const char *plural(uint64_t n)
 	return n == 1 ? "" : "s";
 }
 
-/* Guest time of a TSC value: nanoseconds since the trace's earliest event. */
+/* Guest time of a TSC value: nanoseconds since the trace's time zero (the
+ * guest's first instruction), as every report shows it. */
 static uint64_t guest_ns(const struct trace_info *in, uint64_t tsc)
 {
-	unsigned __int128 ns;
+	int64_t ns = trace_time_ns(in, tsc);
 
-	if (tsc <= in->min_tsc)
-		return 0;
-	ns = (unsigned __int128)(tsc - in->min_tsc) * 1000000u / in->tsc_khz;
-	return ns > UINT64_MAX ? UINT64_MAX : (uint64_t)ns;
+	return ns > 0 ? (uint64_t)ns : 0;
 }
 
 /* "12.345678 ms": nanoseconds, in the unit the assertions mostly use. */

@@ -51,22 +51,17 @@ void ktap_result(struct ktap *k, enum ktap_result result, const char *descriptio
 {
 	bool ok = result == KTAP_PASS || result == KTAP_SKIP;
 
+	if (data && *data)
+		ktap_diag(k, "%s", data);
 	fprintf(k->out, "%s %u", ok ? "ok" : "not ok", k->next++);
 	if (description && *description) {
 		putc(' ', k->out);
 		put_safe(k->out, description, true);
 	}
-	if (result == KTAP_ERROR || result == KTAP_SKIP || (data && *data)) {
-		fputs(" #", k->out);
-		if (result == KTAP_ERROR)
-			fputs(" ERROR", k->out);
-		else if (result == KTAP_SKIP)
-			fputs(" SKIP", k->out);
-		if (data && *data) {
-			putc(' ', k->out);
-			put_safe(k->out, data, false);
-		}
-	}
+	if (result == KTAP_ERROR)
+		fputs(" # ERROR", k->out);
+	else if (result == KTAP_SKIP)
+		fputs(" # SKIP", k->out);
 	putc('\n', k->out);
 	switch (result) {
 	case KTAP_PASS:

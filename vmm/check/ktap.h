@@ -7,10 +7,19 @@
  *   KTAP version 1
  *   # diagnostic lines
  *   1..N
- *   ok 1 description # diagnostic data
+ *   # what the next result found
+ *   ok 1 description
  *   # why the next one failed
  *   not ok 2 description
- *   # Totals: pass:1 fail:1 xfail:0 xpass:0 skip:0 error:0
+ *   not ok 3 description # ERROR
+ *   # Totals: pass:1 fail:1 xfail:0 xpass:0 skip:0 error:1
+ *
+ * A result line holds the description and a directive (SKIP, ERROR) and
+ * never diagnostic data: TAP parsers (prove's TAP::Parser, tap-parser)
+ * read everything after " # " that is not a TAP directive as part of the
+ * test's name, so data there would rename the test from run to run.
+ * Data goes on a diagnostic line of its own just before the result, where
+ * KTAP (and kunit_parser.py) put a test's log.
  *
  * Descriptions and diagnostics are made safe to parse: a '#' in a
  * description, a line break or any byte outside printable ASCII becomes
@@ -45,8 +54,9 @@ void ktap_begin(struct ktap *k, FILE *out);
 void ktap_plan(struct ktap *k, unsigned n);
 /* One diagnostic line, "# " and the text. */
 void ktap_diag(struct ktap *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The next test's result line; data (may be NULL) follows " # " (after
- * the directive for ERROR and SKIP). */
+/* The next test's result line ("ok N description", " # SKIP" or " # ERROR"
+ * after it); data (may be NULL or "") goes on a diagnostic line "# data"
+ * just before it. */
 void ktap_result(struct ktap *k, enum ktap_result result, const char *description,
 		 const char *data);
 /* Writes the kselftest-style totals line and flushes; -1 with an error when

@@ -34,7 +34,9 @@ const char cli_report_usage[] =
 	"                       KernelShark (binary: use -o FILE.dat)\n"
 	"  -o, --output FILE    write there instead of standard output (whole:\n"
 	"                       a temporary file renamed over FILE at the end;\n"
-	"                       never the trace file itself)\n"
+	"                       never the trace file itself); without --format,\n"
+	"                       FILE's extension picks it: .dat trace-dat, .json\n"
+	"                       json, .csv csv\n"
 	"      --raw-durations  graph, json, folded: durations as recorded, the\n"
 	"                       tracer's own exits included (by default they are\n"
 	"                       taken out, as the file's OVERHEAD record says)\n"
@@ -50,6 +52,7 @@ static const struct option report_options_table[] = {
 
 int cli_parse_report(int argc, char **argv, struct report_options *opts)
 {
+	bool format_given = false;
 	int c;
 
 	memset(opts, 0, sizeof(*opts));
@@ -61,6 +64,7 @@ int cli_parse_report(int argc, char **argv, struct report_options *opts)
 		case 'f':
 			if (report_parse_format(optarg, &opts->format))
 				return -1;
+			format_given = true;
 			break;
 		case 'o':
 			opts->output = optarg;
@@ -75,7 +79,35 @@ int cli_parse_report(int argc, char **argv, struct report_options *opts)
 			return cli_bad_option("report", argc, argv, c);
 		}
 	}
-	return cli_trace_file_operand("report", argc, argv, &opts->trace_file);
+	if (cli_trace_file_operand("report", argc, argv, &opts->trace_file))
+		return -1;
+	/* -o out.dat means trace.dat, unless --format says otherwise. */
+	if (!format_given && opts->output)
+		report_format_of_path(opts->output, &opts->format);
+	return 0;
+}
+
+int report_to_file(const char *trace_path, enum report_format fmt, const char *out_path)
+{
+	struct trace_reader *r;
+	struct output_file of = { 0 };
+	int ret;
+
+	if (trace_reader_open(&r, trace_path))
+		return -1;
+	if (output_file_open(&of, out_path)) {
+		trace_reader_close(r);
+		return -1;
+	}
+	ret = report_write(r, fmt, of.f);
+	if (ret)
+		output_file_abort(&of);
+	else
+		ret = output_file_commit(&of);
+	if (!ret && report_note()[0])
+		fprintf(stderr, "earlytrace: note: %s\n", report_note());
+	trace_reader_close(r);
+	return ret;
 }
 
 int cmd_report(int argc, char **argv)

@@ -21,6 +21,10 @@ extern const char cli_report_usage[];
 /* Parses `report`'s options (argv[0] is "report"). 0, or -1 with an error. */
 int cli_parse_report(int argc, char **argv, struct report_options *opts);
 
+/* Writes the report of the trace file at trace_path to out_path, and says
+ * the report's note (report_note()) on stderr. 0, or -1 with an error. */
+int report_to_file(const char *trace_path, enum report_format fmt, const char *out_path);
+
 /* `earlytrace report TRACEFILE [--format ftrace|json|csv|summary] [--output FILE]` */
 int cmd_report(int argc, char **argv);
 

@@ -26,13 +26,17 @@ const char cli_sites_usage[] =
 	"\n"
 	"Lists the function-entry sites of FILE that a run would trace: name,\n"
 	"virtual address, physical address and kind (nop5 or call), then a\n"
-	"summary of sites found, verified, rejected (with reasons) and selected.\n"
+	"summary of sites found, verified, rejected (each reason once, with its\n"
+	"count) and selected. With --filter or --notrace: the matching sites and a\n"
+	"one-line summary.\n"
 	"\n"
 	"  -k, --kernel FILE    kernel ELF (a vmlinux, or one of our images)\n"
 	"  -s, --symbols FILE   System.map or ELF with .symtab for a kernel without\n"
 	"                       one; refused if it does not match the kernel\n"
 	"  -f, --filter GLOB    trace only matching functions (repeatable)\n"
 	"  -n, --notrace GLOB   never trace matching functions (repeatable)\n"
+	"  -r, --rejected       list the rejected sites instead (name+offset, address,\n"
+	"                       reason)\n"
 	"  -h, --help           show this help\n"
 	"\n"
 	"GLOB is as in ftrace's set_ftrace_filter: name, foo*, *foo, *foo*, or a\n"
@@ -44,6 +48,7 @@ static const struct option sites_options_table[] = {
 	{ "symbols", required_argument, NULL, 's' },
 	{ "filter", required_argument, NULL, 'f' },
 	{ "notrace", required_argument, NULL, 'n' },
+	{ "rejected", no_argument, NULL, 'r' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -69,7 +74,7 @@ int cli_parse_sites(int argc, char **argv, struct sites_options *opts)
 	}
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":k:s:f:n:h", sites_options_table, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":k:s:f:n:rh", sites_options_table, NULL)) != -1) {
 		switch (c) {
 		case 'k':
 			opts->kernel = optarg;
@@ -82,6 +87,9 @@ int cli_parse_sites(int argc, char **argv, struct sites_options *opts)
 			break;
 		case 'n':
 			opts->notrace[opts->nr_notrace++] = optarg;
+			break;
+		case 'r':
+			opts->rejected = true;
 			break;
 		case 'h':
 			opts->help = true;
@@ -111,30 +119,43 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static void print_summary(const struct site_table *tab, const struct site_selection *sel,
-			  const struct symbols *syms, double sym_ms, double site_ms)
+/* "kernel .symtab (42 symbols)": the description, after the source's name
+ * only when the description does not start with it already. */
+static void print_symbols(FILE *out, const struct symbols *syms)
 {
-	printf("# symbols: %s: %s\n", sym_source_name(syms->source), syms->desc);
-	printf("# sites: %zu found in %s, %zu verified, %zu rejected, %zu selected\n", tab->nr,
-	       tab->origin_desc, tab->nr_verified, tab->nr_rejected, sel->nr);
-	if (tab->nr_rejected) {
-		printf("# rejected by reason:");
-		for (int r = 1; r < SITE_REJECT_MAX; r++)
-			if (tab->rejects[r])
-				printf(" %s %zu", site_reject_tag((enum site_reject)r),
-				       tab->rejects[r]);
-		printf("\n");
-	}
-	for (size_t i = 0; i < tab->nr; i++) {
-		const struct site *s = &tab->sites[i];
+	const char *source = sym_source_name(syms->source);
 
-		if (!s->reject)
-			continue;
-		printf("# rejected 0x%llx %s+0x%llx: %s\n", (unsigned long long)s->vaddr,
-		       s->name ? s->name : "?", (unsigned long long)s->offset,
-		       site_reject_reason(s->reject));
+	if (!strncmp(syms->desc, source, strlen(source)))
+		fprintf(out, "%s", syms->desc);
+	else
+		fprintf(out, "%s: %s", source, syms->desc);
+}
+
+void sites_print_summary(FILE *out, const struct site_table *tab, const struct site_selection *sel,
+			 const struct symbols *syms, bool filtered, double sym_ms, double site_ms)
+{
+	if (filtered) {
+		/* Asked for some functions: those, and one line. */
+		fprintf(out, "# %zu selected of %zu sites (%zu verified, %zu rejected) in %s; symbols: ",
+			sel->nr, tab->nr, tab->nr_verified, tab->nr_rejected, tab->origin_desc);
+		print_symbols(out, syms);
+		fputc('\n', out);
+		return;
 	}
-	printf("# time: symbols %.1f ms, sites %.1f ms\n", sym_ms, site_ms);
+	fputs("# symbols: ", out);
+	print_symbols(out, syms);
+	fputc('\n', out);
+	fprintf(out, "# sites: %zu found in %s, %zu verified, %zu rejected, %zu selected\n", tab->nr,
+		tab->origin_desc, tab->nr_verified, tab->nr_rejected, sel->nr);
+	/* Each reason once, with how many sites it turned away. */
+	for (int r = 1; r < SITE_REJECT_MAX; r++)
+		if (tab->rejects[r])
+			fprintf(out, "# rejected %zu (%s): %s\n", tab->rejects[r],
+				site_reject_tag((enum site_reject)r),
+				site_reject_reason((enum site_reject)r));
+	if (tab->nr_rejected)
+		fputs("# 'earlytrace sites --rejected' lists the rejected sites\n", out);
+	fprintf(out, "# time: symbols %.1f ms, sites %.1f ms\n", sym_ms, site_ms);
 }
 
 /* Everything after option parsing; -1 with et_last_error() on failure. */
@@ -161,11 +182,16 @@ static int list_sites(const struct sites_options *o, struct site_filter *filter)
 	for (size_t i = 0; i < tab.nr; i++) {
 		const struct site *s = &tab.sites[i];
 
-		if (s->selected)
+		if (o->rejected && s->reject)
+			printf("%s+0x%llx 0x%llx %s\n", s->name ? s->name : "?",
+			       (unsigned long long)s->offset, (unsigned long long)s->vaddr,
+			       site_reject_tag(s->reject));
+		else if (!o->rejected && s->selected)
 			printf("%s 0x%llx 0x%llx %s\n", s->name, (unsigned long long)s->vaddr,
 			       (unsigned long long)s->paddr, site_kind_name(s->kind));
 	}
-	print_summary(&tab, &sel, &syms, t1 - t0, t2 - t1);
+	sites_print_summary(stdout, &tab, &sel, &syms, o->nr_filters || o->nr_notrace, t1 - t0,
+			    t2 - t1);
 	/* A full disk or a closed pipe under standard output is a failure. */
 	if (fflush(stdout) || ferror(stdout))
 		et_error_errno("cannot write the site list to standard output");

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -16,6 +17,7 @@ struct sites_options {
 	size_t nr_filters;
 	const char **notrace;
 	size_t nr_notrace;
+	bool rejected;		/* --rejected: list those instead */
 	bool help;
 };
 
@@ -27,6 +29,14 @@ void sites_options_free(struct sites_options *opts);
 int cmd_sites(int argc, char **argv);
 
 extern const char cli_sites_usage[];
+
+struct site_table;
+struct site_selection;
+struct symbols;
+/* The '#' lines after the list: symbols, sites, each rejection reason once
+ * with its count; one line when `filtered` (--filter/--notrace given). */
+void sites_print_summary(FILE *out, const struct site_table *tab, const struct site_selection *sel,
+			 const struct symbols *syms, bool filtered, double sym_ms, double site_ms);
 
 #ifdef __cplusplus
 }

@@ -18,7 +18,9 @@
 #include "vmm/cmd/check.h"
 #include "vmm/error.h"
 #include "vmm/libvirt/plugin.h"
+#include "vmm/cmd/report.h"
 #include "vmm/report/report.h"
+#include "vmm/trace/progress.h"
 #include "vmm/kvm/stop.h"
 #include "vmm/util/output_file.h"
 
@@ -53,7 +55,9 @@ const char cli_trace_usage[] =
 	"                         new event, with a flight-recorder report\n"
 	"  -o, --output FILE      trace file; without one, the trace is printed\n"
 	"                         in ftrace's text format when the run ends;\n"
-	"                         a file another run is writing is refused\n"
+	"                         a file another run is writing is refused;\n"
+	"                         FILE.dat, .json or .csv: that report instead\n"
+	"                         (trace-dat, json, csv), converted at the end\n"
 	"  -f, --filter GLOB      trace only matching functions (repeatable)\n"
 	"  -n, --notrace GLOB     never trace matching functions (repeatable)\n"
 	"      --buf-size SIZE    host event buffer, e.g. 64M (default 64M; 32\n"
@@ -449,6 +453,28 @@ static int signal_after_run(int status, int sig)
 	return status >= EXIT_STATUS_SIGNAL_BASE ? status : EXIT_STATUS_SIGNAL_BASE + sig;
 }
 
+/* Where the trace went, for the summary's last words: a temporary file is
+ * gone once the command ends, so it is not named. */
+static const char *trace_destination(const struct trace_options *o, bool temporary,
+				     const char *convert_to, char *buf, size_t len)
+{
+	if (convert_to)
+		snprintf(buf, len, "written to %s (converted from the run's trace by its extension)",
+			 convert_to);
+	else if (!temporary)
+		snprintf(buf, len, "written to %s", o->output);
+	else if (o->expect)
+		snprintf(buf, len, "not kept (no -o): checked against %s below", o->expect);
+	else
+		snprintf(buf, len, "not kept (no -o): printed below as ftrace text");
+	return buf;
+}
+
+static void progress_erase(void *ctx)
+{
+	progress_before_output(ctx);
+}
+
 int cmd_trace(int argc, char **argv)
 {
 	char tmp_path[PATH_MAX];
@@ -458,6 +484,10 @@ int cmd_trace(int argc, char **argv)
 	int status = EXIT_STATUS_ERROR;
 	bool ran = false, finished, print_failed = false;
 	struct trace_reader *printed = NULL;
+	/* -o FILE.dat (.json, .csv): the run's trace goes to a temporary file,
+	 * converted into FILE at the end, as `report -o FILE` would. */
+	const char *convert_to = NULL;
+	enum report_format convert_format;
 
 	et_clear_error();
 	if (cli_parse_trace(argc, argv, &opts)) {
@@ -478,6 +508,10 @@ int cmd_trace(int argc, char **argv)
 	/* From here a signal ends the run cleanly, never the process: the
 	 * file gets its END, a temporary one is removed. */
 	machine_signals_catch();
+	if (opts.output && report_format_of_path(opts.output, &convert_format)) {
+		convert_to = opts.output;
+		opts.output = NULL;
+	}
 	if (!opts.output) {
 		const char *dir = getenv("TMPDIR");
 		int fd;
@@ -507,10 +541,22 @@ int cmd_trace(int argc, char **argv)
 	if (tracer_attach(&tracer, &machine, &opts)) {
 		et_print_error();
 	} else {
+		static struct progress progress;
+		char where[PATH_MAX + 64];
+
+		/* A line on a terminal only, while the guest runs. */
+		if (progress_start(&progress, STDERR_FILENO, 0.5, tracer_progress_sample, &tracer))
+			et_print_error(); /* the run goes on without it */
+		machine.com1.before_tx = progress_erase;
+		machine.com1.before_tx_ctx = &progress;
 		status = machine_run(&machine);
+		progress_stop(&progress);
+		machine.com1.before_tx = NULL;
 		ran = true;
 		finished = tracer_finish(&tracer) == 0;
-		tracer_print_summary(&tracer, stderr);
+		tracer_print_summary(&tracer, stderr,
+				     trace_destination(&opts, opts.output == tmp_path, convert_to,
+						       where, sizeof(where)));
 		if (!finished) {
 			et_print_error();
 			if (status == 0)
@@ -521,8 +567,15 @@ int cmd_trace(int argc, char **argv)
 	machine_destroy(&machine);
 	if (ran && opts.expect)
 		status = check_after_run(status, opts.output, opts.output == tmp_path);
-	if (opts.output == tmp_path &&
-	    (opts.expect || status == EXIT_STATUS_SIGNAL_BASE + SIGPIPE)) {
+	if (convert_to) {
+		if (ran && report_to_file(tmp_path, convert_format, convert_to)) {
+			et_print_error();
+			if (status == 0)
+				status = EXIT_STATUS_ERROR;
+		}
+		unlink(tmp_path);
+	} else if (opts.output == tmp_path &&
+		   (opts.expect || status == EXIT_STATUS_SIGNAL_BASE + SIGPIPE)) {
 		/* The KTAP report stands in for the printed trace; after a
 		 * SIGPIPE nobody reads standard output any more. */
 		unlink(tmp_path);

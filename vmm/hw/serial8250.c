@@ -113,6 +113,8 @@ static void transmit(struct serial8250 *uart, uint8_t byte)
 	} else if (uart->out_fd >= 0) {
 		ssize_t n;
 
+		if (uart->before_tx)
+			uart->before_tx(uart->before_tx_ctx);
 		do
 			n = write(uart->out_fd, &byte, 1);
 		while (n < 0 && errno == EINTR);

@@ -36,6 +36,10 @@ struct serial8250 {
 	serial8250_irq_fn set_irq;
 	void *irq_ctx;
 	int irq_level;
+	/* Called before each byte goes to out_fd (NULL: none): a progress
+	 * line on the same terminal erases itself. */
+	void (*before_tx)(void *ctx);
+	void *before_tx_ctx;
 };
 
 void serial8250_init(struct serial8250 *uart, int out_fd, serial8250_irq_fn set_irq,

@@ -408,14 +408,30 @@ static int parse_features(struct parse *p, const xmlNode *features)
 			list);
 }
 
+/* <feature policy='disable' name='arch-capabilities'/>, which domain-xml
+ * writes so that QEMU starts where KVM refuses MSR 0x10a: the early boot
+ * earlytrace traces does not depend on it, so it needs no note. */
+static bool arch_capabilities_off(const xmlNode *feature)
+{
+	char *policy = prop(feature, "policy"), *name = prop(feature, "name");
+	bool off = policy && name && !strcmp(policy, "disable") &&
+		   !strcmp(name, "arch-capabilities");
+
+	free(policy);
+	free(name);
+	return off;
+}
+
 static int parse_cpu(struct parse *p, const xmlNode *cpu)
 {
 	char *mode = prop(cpu, "mode"), *model = content(child(cpu, "model"));
-	unsigned features = count_children(cpu, "feature");
+	unsigned features = 0;
 	unsigned cells = count_children(child(cpu, "numa"), "cell");
 	bool passthrough = mode && (!strcmp(mode, "host-passthrough") || !strcmp(mode, "maximum"));
 	int ret = 0;
 
+	for (const xmlNode *n = cpu->children; n; n = n->next)
+		features += is_elem(n, "feature") && !arch_capabilities_off(n);
 	if (!passthrough && (model || (mode && !strcmp(mode, "host-model"))))
 		ret = dom_note(p, "<cpu mode='%s'>%s%s: ignored, the guest sees earlytrace's CPU "
 				  "model (--cpu, default auto: the host's CPU)",

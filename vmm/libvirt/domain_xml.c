@@ -160,6 +160,13 @@ char *domain_xml_write(const struct run_options *o, const char *name,
 	set(n, "mode", "host-passthrough");
 	set(n, "check", "none");
 	set(n, "migratable", "off");
+	/* QEMU fails to start where KVM refuses the guest's IA32_ARCH_
+	 * CAPABILITIES (MSR 0x10a: AMD hosts, nested KVMs) if the CPU has the
+	 * feature; bench/ runs QEMU with -cpu host,-arch-capabilities alike.
+	 * The MSR only carries speculation-mitigation hints. */
+	n = add(n, "feature", NULL);
+	set(n, "policy", "disable");
+	set(n, "name", "arch-capabilities");
 	set(add(root, "clock", NULL), "offset", "utc");
 	/* earlytrace ends the run on a power-off, a reset or a crash. */
 	add(root, "on_poweroff", "destroy");

@@ -185,6 +185,17 @@ const char *report_sources_text(const struct trace_info *in, char *buf, size_t l
 	return buf;
 }
 
+const char *report_counts_text(const struct trace_info *in, char *buf, size_t len)
+{
+	uint64_t calls = in->nr_events - in->nr_returns - in->nr_exits;
+
+	snprintf(buf, len,
+		 "%" PRIu64 " events: %" PRIu64 " calls, %" PRIu64 " returns, %" PRIu64
+		 " exits, %" PRIu64 " kernel events",
+		 in->nr_events + in->nr_kevents, calls, in->nr_returns, in->nr_exits, in->nr_kevents);
+	return buf;
+}
+
 const char *report_exit_counts(const struct trace_info *in, char *buf, size_t len)
 {
 	size_t n;
@@ -232,6 +243,25 @@ const struct trace_note *note_merge_before(struct note_merge *m, uint64_t tsc)
 const struct trace_note *note_merge_rest(struct note_merge *m)
 {
 	return m->next < m->nr ? &m->notes[m->next++] : NULL;
+}
+
+bool report_format_of_path(const char *path, enum report_format *fmt)
+{
+	static const struct {
+		const char *ext;
+		enum report_format fmt;
+	} by_ext[] = { { ".dat", REPORT_TRACE_DAT }, { ".json", REPORT_JSON }, { ".csv", REPORT_CSV } };
+	size_t n = strlen(path);
+
+	for (size_t i = 0; i < sizeof(by_ext) / sizeof(by_ext[0]); i++) {
+		size_t e = strlen(by_ext[i].ext);
+
+		if (n > e && !strcmp(path + n - e, by_ext[i].ext) && path[n - e - 1] != '/') {
+			*fmt = by_ext[i].fmt;
+			return true;
+		}
+	}
+	return false;
 }
 
 int report_parse_format(const char *name, enum report_format *fmt)
@@ -336,13 +366,14 @@ static int compare_counts(const void *a, const void *b)
 
 static void print_time(struct outbuf *ob, const struct trace_info *in, uint64_t tsc)
 {
-	uint64_t t = report_tsc_ns(tsc, in->tsc_khz, in->min_tsc);
+	int64_t since = trace_time_ns(in, tsc);
+	uint64_t t = since < 0 ? (uint64_t)-since : (uint64_t)since;
 
 	if (in->tsc_khz)
-		ob_printf(ob, "%" PRIu64 ".%06" PRIu64 " s (tsc %" PRIu64 ")", t / 1000000000u,
-			  t % 1000000000u / 1000u, tsc);
+		ob_printf(ob, "%s%" PRIu64 ".%06" PRIu64 " s (tsc %" PRIu64 ")", since < 0 ? "-" : "",
+			  t / 1000000000u, t % 1000000000u / 1000u, tsc);
 	else
-		ob_printf(ob, "tsc %" PRIu64, tsc);
+		ob_printf(ob, "%s%" PRIu64 " cycles (tsc %" PRIu64 ")", since < 0 ? "-" : "", t, tsc);
 }
 
 int report_summary(struct trace_reader *r, FILE *out)
@@ -426,21 +457,17 @@ int report_summary(struct trace_reader *r, FILE *out)
 	ob_printf(ob, "symbols:      %s (%" PRIu64 " in the trace file)\n",
 		  in->symbol_source[0] ? in->symbol_source : "(unknown)", in->nr_symbols);
 	if (in->tsc_khz)
-		ob_printf(ob, "clock:        guest TSC at %" PRIu64 " kHz\n", in->tsc_khz);
+		ob_printf(ob, "clock:        guest TSC at %" PRIu64 " kHz; times are %s (tsc %" PRIu64 ")\n",
+			  in->tsc_khz, trace_origin_text(in), in->origin_tsc);
 	else
-		ob_str(ob, "clock:        guest TSC, frequency unknown (times in cycles)\n");
+		ob_printf(ob, "clock:        guest TSC, frequency unknown; times are cycles of %s (tsc %" PRIu64 ")\n",
+			  trace_origin_text(in), in->origin_tsc);
 	ob_printf(ob, "state:        %s\n", trace_reader_state(r, state, sizeof(state)));
-	ob_printf(ob, "events:       %" PRIu64 " (%s", in->nr_events,
+	ob_printf(ob, "recorded as:  %s\n", report_counts_text(in, state, sizeof(state)));
+	ob_printf(ob, "by source:    %s (calls and returns)\n",
 		  report_sources_text(in, state, sizeof(state)));
-	if (in->nr_kevents)
-		ob_printf(ob, ", kernel text/raw %" PRIu64, in->nr_kevents);
 	if (in->nr_exits)
-		ob_printf(ob, ", VM exits %" PRIu64, in->nr_exits);
-	ob_str(ob, ")\n");
-	if (in->nr_returns)
-		ob_printf(ob, "returns:      %" PRIu64 " (--graph)\n", in->nr_returns);
-	if (in->nr_exits)
-		ob_printf(ob, "VM exits:     %s\n", report_exit_counts(in, state, sizeof(state)));
+		ob_printf(ob, "exits:        %s\n", report_exit_counts(in, state, sizeof(state)));
 	if (in->has_end)
 		ob_printf(ob, "recorded:     %" PRIu64 "\n", in->end_recorded);
 	ob_printf(ob, "dropped:      %" PRIu64, in->dropped);

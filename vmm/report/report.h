@@ -32,6 +32,10 @@ enum report_format {
  * 0, or -1 with an error. */
 int report_parse_format(const char *name, enum report_format *fmt);
 
+/* The format a file name asks for by its extension: ".dat" trace-dat,
+ * ".json" json, ".csv" csv; false for any other name. */
+bool report_format_of_path(const char *path, enum report_format *fmt);
+
 /* Each writes the whole report for r (from its first record) to out;
  * 0, or -1 with an error (a corrupt record, or out failing). */
 int report_write(struct trace_reader *r, enum report_format fmt, FILE *out);

@@ -10,8 +10,9 @@
  * "exit", the function it happened in (function, offset, ip: the guest's
  * rip), no parent, and the exit in words as its note; a return's (from
  * --graph) has the function, the address it returned to as parent, and
- * the note "return". seconds is the time since the
- * earliest event (9 decimals; empty when the TSC frequency is unknown).
+ * the note "return". seconds is guest time since its first instruction
+ * (trace_time_ns(), as every report; 9 decimals; empty when the TSC
+ * frequency is unknown); tsc is the raw guest TSC.
  * An ip no symbol covers leaves function and offset empty; a parent ip
  * of 0 (unknown) leaves all three parent fields empty.
  */
@@ -57,12 +58,11 @@ static void field(struct outbuf *ob, const char *prefix, const char *s)
 static void time_fields(struct outbuf *ob, const struct trace_info *in, uint64_t tsc)
 {
 	if (in->tsc_khz) {
-		uint64_t d = tsc >= in->min_tsc ? tsc - in->min_tsc : in->min_tsc - tsc;
-		unsigned __int128 ns = (unsigned __int128)d * 1000000u / in->tsc_khz;
-		uint64_t t = ns > UINT64_MAX ? UINT64_MAX : (uint64_t)ns;
+		int64_t since = trace_time_ns(in, tsc);
+		uint64_t t = since < 0 ? (uint64_t)-since : (uint64_t)since;
 
-		/* A note can come before the earliest event. */
-		if (tsc < in->min_tsc)
+		/* A note of a file without a CLOCK record can come before time zero. */
+		if (since < 0)
 			ob_char(ob, '-');
 		ob_u64(ob, t / 1000000000u, 0, ' ');
 		ob_char(ob, '.');

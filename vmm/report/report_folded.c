@@ -211,7 +211,7 @@ int report_folded(struct trace_reader *r, FILE *out)
 	fo->in = trace_reader_info(r);
 	if (!fo->in->nr_returns) {
 		et_error("no returns in this trace: folded stacks need one recorded with "
-			 "'earlytrace trace --graph'");
+			 "'earlytrace trace --graph' (--format ftrace shows its calls)");
 		goto out;
 	}
 	if (trace_merge_open(r, &m))

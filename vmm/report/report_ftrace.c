@@ -43,7 +43,10 @@ static void func(struct outbuf *ob, struct name_cache *names, uint64_t ip)
 static void context(struct ftrace_state *st, uint32_t cpu, const char *flags, uint64_t tsc)
 {
 	struct outbuf *ob = st->ob;
-	uint64_t t = report_tsc_ns(tsc, st->in->tsc_khz, st->in->min_tsc);
+	int64_t since = trace_time_ns(st->in, tsc);
+	/* ftrace has no negative times; nothing comes before time zero but a
+	 * note of a file without a CLOCK record. */
+	uint64_t t = since > 0 ? (uint64_t)since : 0;
 
 	ob_str(ob, "          <idle>-0       [");
 	ob_u64(ob, cpu, 3, '0');
@@ -104,7 +107,7 @@ static void header(struct ftrace_state *st, struct trace_reader *r)
 {
 	const struct trace_info *in = st->in;
 	struct outbuf *ob = st->ob;
-	uint64_t lost = in->end_lost;
+	uint64_t lost = in->end_lost, entries;
 	char state[512];
 
 	ob_str(ob, "# tracer: function\n#\n");
@@ -115,27 +118,34 @@ static void header(struct ftrace_state *st, struct trace_reader *r)
 	ob_printf(ob, ", mode %s\n", in->mode[0] ? in->mode : "(unknown)");
 	ob_printf(ob, "# earlytrace: symbols: %s\n",
 		  in->symbol_source[0] ? in->symbol_source : "(unknown)");
-	ob_printf(ob, "# earlytrace: event sources: %s\n",
+	ob_printf(ob, "# earlytrace: %s\n", report_counts_text(in, state, sizeof(state)));
+	if (in->nr_returns)
+		ob_str(ob, "# earlytrace: returns are not shown here: --format graph shows them\n");
+	ob_printf(ob, "# earlytrace: calls and returns by source: %s\n",
 		  report_sources_text(in, state, sizeof(state)));
 	if (in->nr_exits)
-		ob_printf(ob, "# earlytrace: VM exits: %s\n",
+		ob_printf(ob, "# earlytrace: exits: %s\n",
 			  report_exit_counts(in, state, sizeof(state)));
 	if (in->tsc_khz)
 		ob_printf(ob, "# earlytrace: clock: guest TSC at %" PRIu64
-			      " kHz; TIMESTAMP is seconds of guest TSC\n",
-			  in->tsc_khz);
+			      " kHz; TIMESTAMP is seconds of %s (guest TSC %" PRIu64 ")\n",
+			  in->tsc_khz, trace_origin_text(in), in->origin_tsc);
 	else
-		ob_str(ob, "# earlytrace: clock: guest TSC frequency unknown; TIMESTAMP is raw "
-			   "TSC cycles since the first event\n");
+		ob_printf(ob, "# earlytrace: clock: guest TSC frequency unknown; TIMESTAMP is TSC "
+			      "cycles of %s (guest TSC %" PRIu64 ")\n",
+			  trace_origin_text(in), in->origin_tsc);
 	ob_printf(ob, "# earlytrace: %s\n", trace_reader_state(r, state, sizeof(state)));
 	if (in->dropped || lost)
 		ob_printf(ob, "# earlytrace: %" PRIu64 " events dropped, %" PRIu64
 			      " not written to the trace file\n",
 			  in->dropped, lost);
 	ob_str(ob, "#\n");
+	/* Entries are the event lines below: calls, exits, kernel events and
+	 * marks (returns are not shown); written adds what never reached
+	 * the file. */
+	entries = in->nr_events - in->nr_returns + in->nr_kevents + in->nr_marks;
 	ob_printf(ob, "# entries-in-buffer/entries-written: %" PRIu64 "/%" PRIu64 "   #P:%u\n",
-		  in->nr_events, in->nr_events + in->dropped + lost,
-		  in->nr_cpus ? in->nr_cpus : 1);
+		  entries, entries + in->dropped + lost, in->nr_cpus ? in->nr_cpus : 1);
 	ob_str(ob, "#\n");
 	ob_str(ob, "#                                _-----=> irqs-off/BH-disabled\n"
 		   "#                               / _----=> need-resched\n"

@@ -333,6 +333,14 @@ int report_graph(struct trace_reader *r, FILE *out)
 		et_error("out of memory");
 		goto out;
 	}
+	st->in = trace_reader_info(r);
+	/* As --format folded: a trace of calls alone has no graph to show
+	 * (every line would be a call "with no return traced"). */
+	if (!st->in->nr_returns && !st->in->nr_ret_traced) {
+		et_error("no returns in this trace: the function graph needs one recorded with "
+			 "'earlytrace trace --graph' (--format ftrace shows its calls)");
+		goto out;
+	}
 	if (trace_merge_open(r, &m))
 		goto out;
 	st->ob->f = out;

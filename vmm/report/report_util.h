@@ -86,6 +86,11 @@ static inline const char *name_cache_lookup(struct name_cache *c, uint64_t ip)
 
 /* "breakpoint N, trampoline N, guest N[, ftrace N][, unknown N]". */
 const char *report_sources_text(const struct trace_info *in, char *buf, size_t len);
+/* "N events: C calls, R returns, X exits, K kernel events": the words
+ * `trace`, the summary and every header count in (events are all four;
+ * exits are the VM exits recorded as events; kernel events are the guest
+ * kernel's own text and raw events). */
+const char *report_counts_text(const struct trace_info *in, char *buf, size_t len);
 
 /* "name+0xoff" (just "name" at offset 0), or "0x..." with no symbol. */
 const char *report_symbol_offset(struct name_cache *c, uint64_t ip, char *buf, size_t len);

@@ -31,6 +31,14 @@ void recorder_record(struct recorder *r, const struct et_ring_record *ev)
 {
 	bool kept = host_buffer_add(&r->buf, ev);
 
+	r->last_tsc = ev->tsc;
+	if (et_rec_is_exit(ev))
+		r->exits++;
+	else if (et_rec_kind(ev) == ET_REC_RET)
+		r->returns++;
+	else
+		r->calls++;
+
 	if (r->tap)
 		r->tap(r->tap_ctx, ev);
 	/* Stop mode streams every kept event at once, so a crash or a kill

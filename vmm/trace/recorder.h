@@ -31,6 +31,9 @@ struct recorder {
 	uint64_t max_events;	/* end the run after this many; 0: no limit */
 	recorder_tap_fn tap;
 	void *tap_ctx;
+	/* Events offered, by kind (dropped ones included, as buf.recorded). */
+	uint64_t calls, returns, exits;
+	uint64_t last_tsc; /* of the newest event recorded (the progress line) */
 };
 
 /* capacity events in the host buffer under policy. 0, or -1 with an error. */

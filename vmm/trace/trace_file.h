@@ -60,11 +60,16 @@ enum trace_record_type {
 	 * type id and kind, tsc, ip, its bytes as the kernel wrote them, and
 	 * its text. Readers that predate it skip it. */
 	TRACE_REC_KEVENT = 7,
+	/* The trace's time zero: u64 guest TSC just before the guest's first
+	 * instruction (the VMM reads it as it starts the guest). Every text,
+	 * JSON, CSV and KTAP time counts from it. Readers that predate it
+	 * skip it. */
+	TRACE_REC_CLOCK = 8,
 	/* What the tracer's own exits cost the guest: the time it stood still
 	 * for them, so reports can show durations without it (written at the
 	 * end of the run; vmm/trace/overhead.h). Readers that predate it skip
 	 * it. */
-	TRACE_REC_OVERHEAD = 8,
+	TRACE_REC_OVERHEAD = 9,
 };
 
 /* The OVERHEAD record: guest TSC ticks the guest stood still for the
@@ -125,6 +130,9 @@ int trace_writer_drops(struct trace_writer *w, uint64_t dropped_total, uint64_t 
 int trace_writer_mark(struct trace_writer *w, uint64_t tsc, const char *text);
 int trace_writer_kevent(struct trace_writer *w, const struct trace_kevent *k);
 int trace_writer_overhead(struct trace_writer *w, const struct trace_overhead *o);
+/* The guest TSC at its first instruction (TRACE_REC_CLOCK); once, before the
+ * guest runs. */
+int trace_writer_clock(struct trace_writer *w, uint64_t origin_tsc);
 /*
  * Writes END and closes the file; frees w (NULL is accepted). Call once.
  *
@@ -171,11 +179,17 @@ struct trace_info {
 				       * without the kernel ftrace ring's */
 	uint64_t nr_ftrace;	  /* calls and returns from a stock kernel's ftrace ring */
 	uint64_t nr_returns;	  /* ET_REC_RET events (--graph) */
+	uint64_t nr_ret_traced;	  /* calls whose return was to be recorded (--graph) */
 	uint64_t nr_exits;	  /* VM exit events */
 	uint64_t exits_by_kind[TRACE_EXIT_KINDS]; /* index: kind - ET_REC_EXIT_FIRST */
 	size_t nr_runs;		  /* stretches of events in TSC order (1 if all are) */
 	uint64_t min_tsc, max_tsc;    /* over all events; 0 when none */
 	uint64_t first_tsc, last_tsc; /* first and last event in file order */
+	/* Time zero of every report: the guest TSC at its first instruction
+	 * (the CLOCK record), or, in files without one, the earliest event's
+	 * TSC. */
+	uint64_t origin_tsc;
+	bool has_origin;	  /* the file has a CLOCK record */
 	uint32_t nr_cpus;	  /* highest cpu seen + 1 */
 	uint64_t nr_marks;
 	uint64_t nr_kevents;	  /* KEVENT records: the guest kernel's own text/raw events */
@@ -285,6 +299,13 @@ bool trace_reader_run(const struct trace_reader *r, size_t i, uint64_t *offset, 
  * through /proc/self/fd: even after its name was removed or replaced),
  * positioned at the record at offset (one of trace_reader_run's). */
 int trace_reader_dup(const struct trace_reader *r, uint64_t offset, struct trace_reader **out);
+
+/* The guest time of tsc: nanoseconds since info->origin_tsc (negative
+ * before it); TSC cycles when the frequency is unknown. */
+int64_t trace_time_ns(const struct trace_info *in, uint64_t tsc);
+/* "guest time since its first instruction" or, for files without a CLOCK
+ * record, "time since the earliest event": what trace_time_ns counts from. */
+const char *trace_origin_text(const struct trace_info *in);
 
 /* One line about how the run ended, e.g. "finished: guest exited (0)",
  * "run did not finish cleanly: last mark 'handoff to guest ring', 12

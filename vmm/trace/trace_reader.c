@@ -471,6 +471,11 @@ static int read_record(struct trace_reader *r, struct trace_record *rec)
 			return corrupt(r, off, "OVERHEAD record too short");
 		rec->tsc = get_u64(r->buf);
 		break;
+	case TRACE_REC_CLOCK:
+		if (len < 8)
+			return corrupt(r, off, "CLOCK record too short");
+		rec->tsc = get_u64(r->buf);
+		break;
 	case TRACE_REC_END:
 		if (len < 32)
 			return corrupt(r, off, "END record too short");
@@ -534,6 +539,8 @@ static int account(struct trace_reader *r, const struct trace_record *rec)
 				else
 					in->events_by_source[e->flags & ET_REC_SRC_MASK]++;
 				in->nr_returns += kind == ET_REC_RET;
+				in->nr_ret_traced += kind == ET_REC_CALL &&
+						     (e->flags & ET_REC_F_RET_TRACED);
 			}
 			if (cpu < UINT32_MAX && cpu + 1 > in->nr_cpus)
 				in->nr_cpus = cpu + 1;
@@ -575,6 +582,13 @@ static int account(struct trace_reader *r, const struct trace_record *rec)
 		in->has_overhead = true;
 		return 0;
 	}
+	case TRACE_REC_CLOCK:
+		/* The first one counts (a writer writes one). */
+		if (!in->has_origin) {
+			in->has_origin = true;
+			in->origin_tsc = rec->tsc;
+		}
+		return 0;
 	case TRACE_REC_END:
 		/* The writer stores every EVENTS record before END and counts
 		 * their events in it: a difference means records were removed,
@@ -691,6 +705,9 @@ int trace_reader_open(struct trace_reader **rp, const char *path)
 	symtab_sort(&r->tab);
 	if (r->nr_notes)
 		qsort(r->notes, r->nr_notes, sizeof(*r->notes), compare_notes);
+	/* Older files: time zero is the earliest event. */
+	if (!r->info.has_origin)
+		r->info.origin_tsc = r->info.min_tsc;
 	fill_strings(r);
 	r->off = r->first_record;
 	*rp = r;
@@ -724,6 +741,21 @@ void trace_reader_close(struct trace_reader *r)
 	free(r->buf);
 	free(r->path);
 	free(r);
+}
+
+int64_t trace_time_ns(const struct trace_info *in, uint64_t tsc)
+{
+	uint64_t d = tsc >= in->origin_tsc ? tsc - in->origin_tsc : in->origin_tsc - tsc;
+	unsigned __int128 ns = in->tsc_khz ? (unsigned __int128)d * 1000000u / in->tsc_khz : d;
+	int64_t t = ns > INT64_MAX ? INT64_MAX : (int64_t)ns;
+
+	return tsc >= in->origin_tsc ? t : -t;
+}
+
+const char *trace_origin_text(const struct trace_info *in)
+{
+	return in->has_origin ? "guest time since its first instruction"
+			      : "time since the earliest event (the file has no CLOCK record)";
 }
 
 const struct trace_info *trace_reader_info(const struct trace_reader *r)

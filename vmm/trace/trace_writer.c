@@ -470,6 +470,19 @@ int trace_writer_mark(struct trace_writer *w, uint64_t tsc, const char *text)
 	return write_text_record(w, TRACE_REC_MARK, 0, tsc, text);
 }
 
+int trace_writer_clock(struct trace_writer *w, uint64_t origin_tsc)
+{
+	uint8_t *p;
+
+	if (w->failed)
+		return 0;
+	p = reserve(w, 8, true);
+	if (!p)
+		return -1;
+	put_u64(p, origin_tsc);
+	return emit(w, TRACE_REC_CLOCK, 8);
+}
+
 /* The kernel's event bytes are kept up to this (a trace_entry and its
  * fields; an event is at most a page). */
 #define KEVENT_MAX_PAYLOAD 4096

@@ -7,8 +7,10 @@
 #include <string.h>
 
 #include "arch/x86/fentry_check.h"
+#include "arch/x86/msr.h"
 #include "arch/x86/page_walk.h"
 #include "vmm/error.h"
+#include "vmm/trace/progress.h"
 
 static void stop_run(struct tracer *t)
 {
@@ -406,6 +408,20 @@ static void time_exits(struct tracer *t)
 	t->exits_timed = code && vcpu_time_int3_exits(vcpu, code, 31, &t->exit_rest_ticks) == 0;
 }
 
+/* Time zero for every report: the guest TSC as the guest is about to run
+ * its first instruction (machine_run() comes right after tracer_attach()).
+ * Without it (KVM refused the MSR) reports count from the earliest event. */
+static int write_time_zero(struct tracer *t)
+{
+	uint64_t tsc;
+
+	if (vcpu_get_msr(&t->m->vcpu, X86_MSR_IA32_TSC, &tsc))
+		return 0;
+	t->has_origin = true;
+	t->origin_tsc = tsc;
+	return trace_writer_clock(t->rec.out, tsc);
+}
+
 int tracer_attach(struct tracer *t, struct machine *m, const struct trace_options *o)
 {
 	size_t capacity = o->buf_size / sizeof(struct et_ring_record);
@@ -439,7 +455,9 @@ int tracer_attach(struct tracer *t, struct machine *m, const struct trace_option
 	/* Everything from here on works from the patches and the symbols:
 	 * the site table and the kernel file's bytes can go. */
 	sites_free(&t->sites);
-	return machine_release_image(m);
+	if (machine_release_image(m))
+		return -1;
+	return write_time_zero(t);
 }
 
 static int compare_u64(const void *a, const void *b)
@@ -498,24 +516,45 @@ int tracer_finish(struct tracer *t)
 	return ret;
 }
 
-void tracer_print_summary(const struct tracer *t, FILE *out)
+void tracer_progress_sample(void *tracer, struct progress_sample *s)
+{
+	const struct tracer *t = tracer;
+	/* Racy reads of counters the vCPU thread updates: aligned words, at
+	 * worst a moment old. */
+	uint64_t last = __atomic_load_n(&t->rec.last_tsc, __ATOMIC_RELAXED);
+	uint64_t khz = t->rec.tsc_khz;
+
+	s->events = __atomic_load_n(&t->rec.buf.recorded, __ATOMIC_RELAXED);
+	s->dropped = __atomic_load_n(&t->rec.buf.dropped, __ATOMIC_RELAXED);
+	s->has_time = t->has_origin && khz && last >= t->origin_tsc;
+	s->guest_ns = s->has_time ? (uint64_t)((unsigned __int128)(last - t->origin_tsc) * 1000000u / khz)
+				  : 0;
+	s->quiet_marker = __atomic_load_n(&t->m->com1.tx_bytes, __ATOMIC_RELAXED);
+}
+
+void tracer_print_summary(const struct tracer *t, FILE *out, const char *where)
 {
 	const struct tramp_mode *tm = &t->tramp;
 	const struct graph *g = &t->graph;
 	const struct kernel_ring *kr = &t->kring;
-	uint64_t from_kernel = kr->calls + kr->returns + kr->texts + kr->raw;
+
+	/* The vocabulary of every report: calls, returns, exits (the VM exits
+	 * recorded as events), kernel events (the kernel's own text and raw
+	 * events); events are all four. */
+	uint64_t calls = t->rec.calls + t->handoff.guest_events;
+	uint64_t kernel_events = kr->texts + kr->raw;
 
 	fprintf(out,
-		"earlytrace: trace: %" PRIu64 " events (%" PRIu64 " by breakpoints on %zu sites, %" PRIu64
-		" by trampolines on %zu sites, %" PRIu64 " from the guest ring, %" PRIu64
-		" from the kernel's ftrace ring, %" PRIu64 " VM exits), %" PRIu64
-		" dropped%s%s, written to %s\n",
-		t->rec.buf.recorded + t->handoff.guest_events + kr->texts + kr->raw, t->bp_events,
-		t->patches.nr_int3, tm->events, t->patches.nr_call, t->handoff.guest_events,
-		from_kernel, t->exits.count,
+		"earlytrace: trace: %" PRIu64 " events: %" PRIu64 " calls, %" PRIu64 " returns, %" PRIu64
+		" exits, %" PRIu64 " kernel events; %" PRIu64 " dropped; calls and returns by "
+		"source: breakpoints on %zu sites %" PRIu64 ", trampolines on %zu sites %" PRIu64
+		", guest ring %" PRIu64 ", kernel's ftrace ring %" PRIu64 "%s%s; %s\n",
+		calls + t->rec.returns + t->rec.exits + kernel_events, calls, t->rec.returns,
+		t->rec.exits, kernel_events,
 		t->rec.buf.dropped + t->handoff.guest_lost + kr->overwritten + kr->not_written,
-		t->handoff_how ? "; handoff: " : "", t->handoff_how ? t->handoff_how : "",
-		t->o->output);
+		t->patches.nr_int3, t->bp_events + t->graph.returns + t->graph.unwound,
+		t->patches.nr_call, tm->events, t->handoff.guest_events, kr->calls + kr->returns,
+		t->handoff_how ? "; handoff: " : "", t->handoff_how ? t->handoff_how : "", where);
 	if (t->o->follow)
 		fprintf(out,
 			"earlytrace: follow: %s; the kernel's ring: %" PRIu64 " calls, %" PRIu64
@@ -548,7 +587,9 @@ void tracer_print_summary(const struct tracer *t, FILE *out)
 			: t->exits_timed   ? "timed at start"
 					   : "not timed");
 	/* Hardware-independent cost: exits per event is what modes differ in. */
-	fprintf(out, "earlytrace: vm exits: %" PRIu64 "\n", t->m->vcpu.nr_exits);
+	fprintf(out, "earlytrace: cost: %" PRIu64 " exits to the VMM (every return from KVM_RUN, "
+		     "breakpoints included)\n",
+		t->m->vcpu.nr_exits);
 	if (t->patches.refused || t->patches.modified_by_guest)
 		fprintf(out,
 			"earlytrace: trace: %zu sites not patched (bytes differed), %zu not restored "

@@ -88,6 +88,8 @@ struct tracer {
 	 * where the guest runs as it will (its paging, its caches). */
 	uint64_t rest_samples[TRACER_REST_SAMPLES];
 	unsigned nr_rest_samples;
+	bool has_origin;	 /* origin_tsc was read */
+	uint64_t origin_tsc;	 /* the guest TSC at its first instruction */
 };
 
 /* Finds and selects sites, opens the trace file and patches the guest;
@@ -108,9 +110,15 @@ size_t tracer_resume_capture(struct tracer *t);
  * failed). */
 int tracer_finish(struct tracer *t);
 
-/* The run in a few lines: events by source, drops, the handoff, the
- * trampolines, refusals. */
-void tracer_print_summary(const struct tracer *t, FILE *out);
+/* The run in a few lines: events by kind and source, drops, the handoff,
+ * the trampolines, refusals. `where` says where the trace went ("written
+ * to FILE"). */
+void tracer_print_summary(const struct tracer *t, FILE *out, const char *where);
+
+/* For the progress line (struct progress_sample, vmm/trace/progress.h):
+ * the counters so far, read from another thread while the guest runs. */
+struct progress_sample;
+void tracer_progress_sample(void *tracer, struct progress_sample *s);
 
 void tracer_free(struct tracer *t);
 
