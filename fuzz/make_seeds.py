@@ -453,6 +453,7 @@ def trace_file(events=5, end=True, cut=0):
     for addr, size, typ, name in syms:
         payload += u64(addr) + u64(size) + typ + b"\0" + u16(len(name)) + name
     out += record(2, payload)
+    out += record(8, u64(900))  # CLOCK: time zero
     out += record(5, u64(0) + u64(1000) + b"handoff: guest ring at 0x10000")
     evs = b""
     for i in range(events):
@@ -461,6 +462,8 @@ def trace_file(events=5, end=True, cut=0):
     out += record(3, evs)
     out += record(4, u64(3) + u64(2000) + b"host buffer full (--overflow stop)")
     if end:
+        # OVERHEAD: tsc, exits, exit_ticks, drains, drain_ticks, rest_ticks
+        out += record(9, u64(2100) + u64(events) + u64(50 * events) + u64(1) + u64(40) + u64(5))
         out += record(6, u64(events + 3) + u64(events) + u64(3) + u64(0) + b"debug-exit port")
     return out[:len(out) - cut] if cut else out
 

@@ -173,8 +173,8 @@ TEST(FunctionGraph, ExactPairingDepthsAndDurationsOnTheCallTree)
 		  std::string::npos)
 		<< ft.out.substr(0, 800);
 
-	// function_graph text: the same tree, the exact durations.
-	VmmResult g = run_vmm({ "report", out, "--format", "graph" });
+	// function_graph text: the same tree, the exact durations as recorded.
+	VmmResult g = run_vmm({ "report", out, "--format", "graph", "--raw-durations" });
 	ASSERT_EQ(g.status, 0) << g.err;
 	auto l = text_lines(g.out);
 	EXPECT_EQ(l[0], "# tracer: function_graph");
@@ -226,7 +226,7 @@ TEST(FunctionGraph, ExactPairingDepthsAndDurationsOnTheCallTree)
 
 	// Folded stacks: self times add up to the roots' durations exactly
 	// (to a nanosecond per stack of rounding).
-	VmmResult f = run_vmm({ "report", out, "--format", "folded" });
+	VmmResult f = run_vmm({ "report", out, "--format", "folded", "--raw-durations" });
 	ASSERT_EQ(f.status, 0) << f.err;
 	uint64_t sum = 0, roots = 0;
 	size_t stacks = 0;
@@ -245,6 +245,102 @@ TEST(FunctionGraph, ExactPairingDepthsAndDurationsOnTheCallTree)
 	EXPECT_NE(f.out.find("ct_root;ct_fib;ct_fib;ct_fib;ct_fib;ct_fib;ct_fib;ct_fib;ct_fib "),
 		  std::string::npos)
 		<< f.out;
+}
+
+namespace {
+
+// The roots' durations in a function_graph report, in ns (to the 10 ns
+// ftrace's format keeps above 10 ms).
+std::vector<uint64_t> graph_roots(const std::string &text)
+{
+	std::regex root_close("^ 0\\) [ +!#*@$] +([0-9]+\\.[0-9]+) us +\\|  \\}$");
+	std::vector<uint64_t> ns;
+	for (auto &x : text_lines(text)) {
+		std::smatch m;
+		if (std::regex_match(x, m, root_close))
+			ns.push_back((uint64_t)(std::stod(m[1]) * 1000.0 + 0.5));
+	}
+	return ns;
+}
+
+uint64_t folded_sum(const std::string &text)
+{
+	uint64_t sum = 0;
+	std::regex folded("^(ct_root(;ct_[a-z]+)*) ([0-9]+)$");
+	for (auto &x : text_lines(text)) {
+		std::smatch m;
+		if (std::regex_match(x, m, folded))
+			sum += std::stoull(m[3]);
+	}
+	return sum;
+}
+
+} // namespace
+
+// Durations without the tracer's own cost: the run writes an OVERHEAD
+// record counting every breakpoint exit it took (a call or a return each),
+// the reports take that cost out by default (shorter than as recorded,
+// and the same in function_graph text and folded stacks), and
+// --raw-durations shows them as recorded.
+TEST(FunctionGraph, DurationsWithoutTheTracersCost)
+{
+	REQUIRE_KVM();
+	TempDir d;
+	std::string out = d.file("graph.trace");
+	VmmResult r = run_vmm({ "trace", "--kernel", image("x86_64"), "--mem", "32M", "--filter",
+				"ct_*", "--graph", "--output", out, "--timeout", "60" });
+	ASSERT_EQ(r.status, 0) << r.err;
+	EXPECT_NE(r.err.find("earlytrace: tracer cost: 1632 breakpoint exits"), std::string::npos)
+		<< r.err;
+	trace_reader *rd = nullptr;
+	ASSERT_EQ(trace_reader_open(&rd, out.c_str()), 0) << et_last_error();
+	const trace_info *in = trace_reader_info(rd);
+	bool has_overhead = in->has_overhead;
+	trace_overhead ov = in->overhead;
+	trace_reader_close(rd);
+	if (!has_overhead)
+		GTEST_SKIP() << "no OVERHEAD record: this KVM gives no TSC offset to read the "
+				"guest clock by";
+	EXPECT_EQ(ov.exits, 1632u) << "816 calls and 816 returns, each an exit";
+	EXPECT_GT(ov.exit_ticks, 0u);
+	EXPECT_EQ(ov.drains, 0u);
+
+	VmmResult g = run_vmm({ "report", out, "--format", "graph" });
+	VmmResult graw = run_vmm({ "report", out, "--format", "graph", "--raw-durations" });
+	ASSERT_EQ(g.status, 0) << g.err;
+	ASSERT_EQ(graw.status, 0) << graw.err;
+	EXPECT_NE(g.out.find("# earlytrace: durations without the tracer's own cost: 1632 "
+			     "breakpoint exits at "),
+		  std::string::npos)
+		<< g.out.substr(0, 1000);
+	EXPECT_NE(graw.out.find("durations as recorded (--raw-durations)"), std::string::npos);
+	auto roots = graph_roots(g.out), raw = graph_roots(graw.out);
+	ASSERT_EQ(roots.size(), 4u);
+	ASSERT_EQ(raw.size(), 4u);
+	for (size_t i = 0; i < 4; i++) {
+		EXPECT_LT(roots[i], raw[i]) << "root " << i;
+		EXPECT_GT(roots[i], 0u) << "root " << i;
+	}
+
+	// Folded stacks use the same clock: their self times add up to the
+	// corrected roots (a nanosecond of rounding per stack, 10 ns per root
+	// in the graph's text).
+	VmmResult f = run_vmm({ "report", out, "--format", "folded" });
+	VmmResult fraw = run_vmm({ "report", out, "--format", "folded", "--raw-durations" });
+	ASSERT_EQ(f.status, 0) << f.err;
+	uint64_t sum_roots = 0, sum_raw = 0;
+	for (size_t i = 0; i < 4; i++) {
+		sum_roots += roots[i];
+		sum_raw += raw[i];
+	}
+	EXPECT_NEAR((double)folded_sum(f.out), (double)sum_roots, 200.0);
+	EXPECT_NEAR((double)folded_sum(fraw.out), (double)sum_raw, 200.0);
+
+	// Chrome JSON says which durations it shows.
+	VmmResult j = run_vmm({ "report", out, "--format", "json" });
+	ASSERT_EQ(j.status, 0) << j.err;
+	EXPECT_NE(j.out.find("\"durations\":\"durations without the tracer's own cost"),
+		  std::string::npos);
 }
 
 // trace=ring hands off inside traced functions (tracering_run, which

@@ -247,11 +247,149 @@ TEST(TraceFile, KilledWriterLeavesReadableFile)
 	EXPECT_FALSE(in->has_end);
 	EXPECT_FALSE(in->truncated);
 	EXPECT_EQ(in->nr_events, 7u);
+	// The space allocated ahead is still there, zeros after the records.
+	struct stat sb;
+	ASSERT_EQ(stat(path.c_str(), &sb), 0);
+	EXPECT_EQ(in->data_size + in->unwritten_tail, (uint64_t)sb.st_size);
+	EXPECT_GT(in->unwritten_tail, 0u);
 	char buf[256];
 	EXPECT_STREQ(trace_reader_state(r, buf, sizeof(buf)),
 		     "run did not finish cleanly: last mark 'handoff to guest ring', 7 events "
 		     "written");
 	trace_reader_close(r);
+}
+
+// Close cuts the space allocated ahead: the file ends with END.
+TEST(TraceFile, ClosedFileEndsWithEnd)
+{
+	TempDir d;
+	std::string path = d.file("t.ettrace");
+	trace_writer *w;
+	trace_meta m = test_meta();
+	auto e = make_events(100);
+	ASSERT_EQ(trace_writer_open(&w, path.c_str(), &m), 0) << et_last_error();
+	ASSERT_EQ(trace_writer_events(w, e.data(), e.size()), 0);
+	uint64_t bytes = trace_writer_bytes(w);
+	ASSERT_EQ(trace_writer_close(w, 100, 0, "done"), 0) << et_last_error();
+	struct stat sb;
+	ASSERT_EQ(stat(path.c_str(), &sb), 0);
+	trace_reader *r;
+	ASSERT_EQ(trace_reader_open(&r, path.c_str()), 0) << et_last_error();
+	const trace_info *in = trace_reader_info(r);
+	EXPECT_TRUE(in->has_end);
+	EXPECT_EQ(in->unwritten_tail, 0u);
+	EXPECT_EQ(in->data_size, (uint64_t)sb.st_size);
+	EXPECT_GT((uint64_t)sb.st_size, bytes) << "END follows the events";
+	trace_reader_close(r);
+}
+
+// Events reach the file through its mapping: storing a thousand of them one
+// at a time costs no write() (the kernel's count of this process's write
+// system calls does not move).
+TEST(TraceFile, EventsCostNoWriteCall)
+{
+	auto writes = []() -> long {
+		std::ifstream io("/proc/self/io");
+		std::string key;
+		long v;
+		while (io >> key >> v)
+			if (key == "syscw:")
+				return v;
+		return -1;
+	};
+	if (writes() < 0)
+		GTEST_SKIP() << "no /proc/self/io (task I/O accounting)";
+	TempDir d;
+	std::string path = d.file("t.ettrace");
+	trace_writer *w;
+	trace_meta m = test_meta();
+	auto e = make_events(1);
+	ASSERT_EQ(trace_writer_open(&w, path.c_str(), &m), 0) << et_last_error();
+	long before = writes();
+	for (int i = 0; i < 1000; i++)
+		ASSERT_EQ(trace_writer_events(w, e.data(), 1), 0);
+	long after = writes();
+	EXPECT_LT(after - before, 10) << "a write() per event";
+	ASSERT_EQ(trace_writer_close(w, 1000, 0, "done"), 0) << et_last_error();
+	trace_reader *r;
+	ASSERT_EQ(trace_reader_open(&r, path.c_str()), 0) << et_last_error();
+	EXPECT_EQ(trace_reader_info(r)->nr_events, 1000u);
+	trace_reader_close(r);
+}
+
+// An output that cannot be mapped (/dev/null, a pipe) gets each record by
+// write(): a pipe's reader sees a whole, readable trace.
+TEST(TraceFile, StreamOutputsAreWritten)
+{
+	trace_writer *w;
+	trace_meta m = test_meta();
+	auto e = make_events(5);
+	ASSERT_EQ(trace_writer_open(&w, "/dev/null", &m), 0) << et_last_error();
+	EXPECT_EQ(trace_writer_events(w, e.data(), e.size()), 0);
+	EXPECT_EQ(trace_writer_close(w, 5, 0, "done"), 0) << et_last_error();
+
+	TempDir d;
+	std::string fifo = d.file("fifo"), copy = d.file("copy.ettrace");
+	ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+	pid_t pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		trace_writer *cw;
+		if (trace_writer_open(&cw, fifo.c_str(), &m) ||
+		    trace_writer_events(cw, e.data(), e.size()) ||
+		    trace_writer_close(cw, 5, 0, "done"))
+			_exit(1);
+		_exit(0);
+	}
+	{
+		std::ifstream in(fifo, std::ios::binary);
+		std::ofstream out(copy, std::ios::binary);
+		out << in.rdbuf();
+	}
+	int st;
+	ASSERT_EQ(waitpid(pid, &st, 0), pid);
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	trace_reader *r;
+	ASSERT_EQ(trace_reader_open(&r, copy.c_str()), 0) << et_last_error();
+	EXPECT_EQ(trace_reader_info(r)->nr_events, 5u);
+	EXPECT_TRUE(trace_reader_info(r)->has_end);
+	trace_reader_close(r);
+}
+
+// A zero record header ends the records (the writer's unwritten space), but
+// only a whole one: a header with type 0 and a length is corrupt.
+TEST(TraceFile, ZeroHeaderEndsTheRecords)
+{
+	TempDir d;
+	std::string path = d.file("t.ettrace");
+	trace_writer *w;
+	trace_meta m = test_meta();
+	auto e = make_events(3);
+	ASSERT_EQ(trace_writer_open(&w, path.c_str(), &m), 0) << et_last_error();
+	ASSERT_EQ(trace_writer_events(w, e.data(), e.size()), 0);
+	uint64_t end = trace_writer_bytes(w);
+	ASSERT_EQ(trace_writer_close(w, 3, 0, "done"), 0);
+	// Replace END by zeros, as if the writer had died before it.
+	{
+		int fd = open(path.c_str(), O_RDWR);
+		ASSERT_GE(fd, 0);
+		ASSERT_EQ(ftruncate(fd, (off_t)end), 0);
+		ASSERT_EQ(ftruncate(fd, (off_t)end + 4096), 0);
+		close(fd);
+	}
+	trace_reader *r;
+	ASSERT_EQ(trace_reader_open(&r, path.c_str()), 0) << et_last_error();
+	EXPECT_EQ(trace_reader_info(r)->nr_events, 3u);
+	EXPECT_FALSE(trace_reader_info(r)->has_end);
+	EXPECT_EQ(trace_reader_info(r)->unwritten_tail, 4096u);
+	trace_reader_close(r);
+	{
+		int fd = open(path.c_str(), O_RDWR);
+		uint8_t len = 32;
+		ASSERT_EQ(pwrite(fd, &len, 1, (off_t)end + 4), 1);
+		close(fd);
+	}
+	EXPECT_NE(trace_reader_open(&r, path.c_str()), 0) << "type 0 with a length";
 }
 
 TEST(TraceFile, TruncatedAtEveryOffset)

@@ -37,11 +37,15 @@ const char cli_report_usage[] =
 	"                       never the trace file itself); without --format,\n"
 	"                       FILE's extension picks it: .dat trace-dat, .json\n"
 	"                       json, .csv csv\n"
+	"      --raw-durations  graph, json, folded: durations as recorded, the\n"
+	"                       tracer's own exits included (by default they are\n"
+	"                       taken out, as the file's OVERHEAD record says)\n"
 	"  -h, --help           show this help\n";
 
 static const struct option report_options_table[] = {
 	{ "format", required_argument, NULL, 'f' },
 	{ "output", required_argument, NULL, 'o' },
+	{ "raw-durations", no_argument, NULL, 'R' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -64,6 +68,9 @@ int cli_parse_report(int argc, char **argv, struct report_options *opts)
 			break;
 		case 'o':
 			opts->output = optarg;
+			break;
+		case 'R':
+			opts->raw_durations = true;
 			break;
 		case 'h':
 			opts->help = true;
@@ -133,6 +140,7 @@ int cmd_report(int argc, char **argv)
 		}
 		out = of.f;
 	}
+	report_set_raw_durations(opts.raw_durations);
 	ret = report_write(r, opts.format, out);
 	if (opts.output) {
 		if (ret)

@@ -12,6 +12,7 @@ struct report_options {
 	const char *trace_file;
 	const char *output; /* NULL: standard output */
 	enum report_format format;
+	bool raw_durations; /* --raw-durations */
 	bool help;
 };
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <x86intrin.h>
 
 #include "arch/x86/crash_report.h"
 #include "arch/x86/exit.h"
@@ -149,6 +150,11 @@ int vcpu_run(struct vcpu *vcpu)
 		if (vcpu->sync_regs)
 			vcpu->run->kvm_valid_regs = KVM_SYNC_X86_REGS | KVM_SYNC_X86_SREGS;
 		vcpu->regs_synced = false;
+		if (vcpu->charge) {
+			vcpu->charge->ticks += __rdtsc() - vcpu->exit_host_tsc;
+			vcpu->charge->exits++;
+			vcpu->charge = NULL;
+		}
 		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
 			if (errno == EINTR || errno == EAGAIN) {
 				vcpu->run->immediate_exit = 0;
@@ -158,6 +164,7 @@ int vcpu_run(struct vcpu *vcpu)
 			v = EXIT_FATAL;
 			break;
 		}
+		vcpu->exit_host_tsc = __rdtsc();
 		vcpu->nr_exits++;
 		vcpu->regs_synced = vcpu->sync_regs;
 		v = vcpu_dispatch_exit(vcpu);

@@ -7,6 +7,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <x86intrin.h>
 
 #include "arch/x86/boot_cpu.h"
 #include "arch/x86/msr.h"
@@ -162,10 +163,56 @@ int vcpu_set_msr(struct vcpu *vcpu, uint32_t index, uint64_t value)
 	return ioctl(vcpu->fd, KVM_SET_MSRS, &m) == 1 ? 0 : -1;
 }
 
+/* RDTSC + KVM's offset is the guest's TSC when, bracketed by two RDTSCs,
+ * KVM_GET_MSRS reads a value between them plus the offset. */
+static bool tsc_offset_holds(struct vcpu *vcpu, uint64_t offset)
+{
+	for (int i = 0; i < 3; i++) {
+		uint64_t before = __rdtsc(), tsc, after;
+
+		if (vcpu_get_msr(vcpu, X86_MSR_IA32_TSC, &tsc))
+			return false;
+		after = __rdtsc();
+		if (tsc - offset >= before && tsc - offset <= after)
+			return true;
+	}
+	return false;
+}
+
+static void choose_tsc_source(struct vcpu *vcpu)
+{
+	vcpu->tsc_source = 2;
+#ifdef KVM_VCPU_TSC_OFFSET
+	{
+		uint64_t offset = 0;
+		struct kvm_device_attr attr = {
+			.group = KVM_VCPU_TSC_CTRL,
+			.attr = KVM_VCPU_TSC_OFFSET,
+			.addr = (uint64_t)(uintptr_t)&offset,
+		};
+
+		if (ioctl(vcpu->fd, KVM_GET_DEVICE_ATTR, &attr) == 0 &&
+		    tsc_offset_holds(vcpu, offset)) {
+			vcpu->tsc_offset = offset;
+			vcpu->tsc_source = 1;
+		}
+	}
+#endif
+}
+
+bool vcpu_guest_tsc_is_free(struct vcpu *vcpu)
+{
+	if (!vcpu->tsc_source)
+		choose_tsc_source(vcpu);
+	return vcpu->tsc_source == 1;
+}
+
 uint64_t vcpu_guest_tsc(struct vcpu *vcpu)
 {
 	uint64_t tsc;
 
+	if (vcpu_guest_tsc_is_free(vcpu))
+		return __rdtsc() + vcpu->tsc_offset;
 	return vcpu_get_msr(vcpu, X86_MSR_IA32_TSC, &tsc) ? 0 : tsc;
 }
 
@@ -211,4 +258,69 @@ bool vcpu_is_halted(struct vcpu *vcpu)
 	struct kvm_mp_state mp;
 
 	return ioctl(vcpu->fd, KVM_GET_MP_STATE, &mp) == 0 && mp.mp_state == KVM_MP_STATE_HALTED;
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int vcpu_time_int3_exits(struct vcpu *vcpu, uint8_t *code, unsigned n, uint64_t *ticks)
+{
+	uint64_t times[64];
+	uint8_t saved = *code;
+	uint32_t reason = 0;
+	unsigned done = 0;
+
+	if (n > 64)
+		n = 64;
+	*code = 0xcc;
+	vcpu->run->kvm_valid_regs = 0;
+	vcpu->run->kvm_dirty_regs = 0;
+	while (done < n) {
+		uint64_t before = __rdtsc(), after;
+
+		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			break;
+		}
+		after = __rdtsc();
+		/* KVM_EXIT_DEBUG, or on KVMs that cannot run a guest kernel's
+		 * int3 an emulation failure at it; the same every time. */
+		if ((vcpu->run->exit_reason != KVM_EXIT_DEBUG &&
+		     vcpu->run->exit_reason != KVM_EXIT_INTERNAL_ERROR) ||
+		    (done && vcpu->run->exit_reason != reason))
+			break;
+		reason = vcpu->run->exit_reason;
+		times[done++] = after - before;
+	}
+	*code = saved;
+	if (done < n)
+		return -1;
+	qsort(times, n, sizeof(times[0]), compare_u64);
+	*ticks = times[n / 2];
+	return 0;
+}
+
+int vcpu_time_exit_again(struct vcpu *vcpu, const struct kvm_regs *regs, uint64_t *ticks)
+{
+	uint32_t reason = vcpu->run->exit_reason;
+	uint64_t before, after;
+
+	if (regs->rflags & (1u << 9) || vcpu->run->kvm_dirty_regs)
+		return -1;
+	before = __rdtsc();
+	if (ioctl(vcpu->fd, KVM_RUN, 0) < 0)
+		return -1;
+	after = __rdtsc();
+	/* Something ran first after all (an NMI): this is another exit, and
+	 * the caller's registers are stale. */
+	if (vcpu->run->exit_reason != reason ||
+	    (vcpu->regs_synced && vcpu->run->s.regs.regs.rip != regs->rip))
+		return -2;
+	*ticks = after - before;
+	return 0;
 }

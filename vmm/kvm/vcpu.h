@@ -41,6 +41,12 @@ typedef const char *(*vcpu_symbolize_fn)(void *ctx, uint64_t addr, char *buf, si
  * value is known. The tracer's timeline (vmm/trace/exit_events.c). */
 typedef void (*vcpu_exit_observer_fn)(void *ctx, struct vcpu *vcpu, const struct et_exit *x);
 
+/* Exits charged to the tracer: how many, and the host TSC ticks their
+ * user-space part took (KVM_RUN returning to the next KVM_RUN). */
+struct exit_charge {
+	uint64_t exits, ticks;
+};
+
 struct vcpu {
 	struct vm *vm;
 	unsigned id;
@@ -64,6 +70,15 @@ struct vcpu {
 	int work_pending;
 	void (*work_fn)(void *ctx, struct vcpu *vcpu);
 	void *work_ctx;
+	/* The guest TSC without a system call: the host's RDTSC plus KVM's
+	 * offset for this vCPU, read once (see vcpu_guest_tsc()). */
+	int tsc_source; /* 0: not chosen yet, 1: RDTSC + offset, 2: KVM_GET_MSRS */
+	uint64_t tsc_offset;
+	/* The tracer's own cost, for durations without it: a handler that
+	 * sets `charge` has this exit's time in user space, from KVM_RUN's
+	 * return (exit_host_tsc) to the next KVM_RUN, added to it. */
+	uint64_t exit_host_tsc;
+	struct exit_charge *charge;
 };
 
 int vcpu_create(struct vcpu *vcpu, struct vm *vm, unsigned id, const struct cpu_model *model);
@@ -93,8 +108,43 @@ int vcpu_get_msr(struct vcpu *vcpu, uint32_t index, uint64_t *value);
 /* Sets one MSR: 0, or -1 if KVM refuses the value or has no such MSR. */
 int vcpu_set_msr(struct vcpu *vcpu, uint32_t index, uint64_t value);
 
-/* The guest's time stamp counter now, 0 if it cannot be read. */
+/*
+ * The guest's time stamp counter now, 0 if it cannot be read. Where KVM
+ * says the vCPU's TSC offset (KVM_VCPU_TSC_OFFSET) and the guest's TSC
+ * is the host's plus that offset (checked once against KVM_GET_MSRS, so
+ * no TSC scaling is in play), it is the host's RDTSC plus the offset: no
+ * system call, which a breakpoint exit would otherwise pay for every
+ * event. Otherwise each call is a KVM_GET_MSRS. The offset is read on
+ * the first call: a guest that writes its own TSC later (IA32_TSC,
+ * TSC_ADJUST; Linux does not on a clean start) moves KVM's offset, and
+ * the VMM's timestamps would then be off by that step.
+ */
 uint64_t vcpu_guest_tsc(struct vcpu *vcpu);
+/* Whether vcpu_guest_tsc() works without a system call. */
+bool vcpu_guest_tsc_is_free(struct vcpu *vcpu);
+
+/*
+ * What a breakpoint exit costs beyond the VMM's user-space work: KVM_RUN
+ * entering the guest, the int3, the exit and the return to user space,
+ * in host TSC ticks (the median of n round trips). Before the guest's
+ * first instruction, with guest int3s reported to the VMM: code is the
+ * host address of the byte at the vCPU's rip, which holds an int3 for the
+ * time of it and its own byte again after. 0, or -1 (nothing measured)
+ * when an exit is not the int3's.
+ */
+int vcpu_time_int3_exits(struct vcpu *vcpu, uint8_t *code, unsigned n, uint64_t *ticks);
+
+/*
+ * The same, during the run, from the handler of a breakpoint exit whose
+ * int3 is still in place and whose registers are unchanged: one more
+ * KVM_RUN, which ends at the same int3 at once, timed in host TSC ticks.
+ * Only with the guest's interrupts off (otherwise an interrupt could run
+ * first and end the KVM_RUN with an exit nobody would handle). 0; -1
+ * when it was not tried or the guest did not run (nothing changed); -2
+ * when the guest ran something else first (an NMI) and the exit is
+ * another one, which the caller cannot handle as its own.
+ */
+int vcpu_time_exit_again(struct vcpu *vcpu, const struct kvm_regs *regs, uint64_t *ticks);
 /* The guest TSC's frequency in kHz, 0 when KVM does not say. */
 uint64_t vcpu_tsc_khz(struct vcpu *vcpu);
 

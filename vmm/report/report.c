@@ -288,6 +288,17 @@ int report_parse_format(const char *name, enum report_format *fmt)
 }
 
 static char last_note[1024];
+static bool raw_durations;
+
+void report_set_raw_durations(bool raw)
+{
+	raw_durations = raw;
+}
+
+bool report_raw_durations(void)
+{
+	return raw_durations;
+}
 
 const char *report_note(void)
 {

@@ -49,6 +49,11 @@ int report_tracedat(struct trace_reader *r, FILE *out); /* vmm/report/tracedat/ 
 
 /* A line the last report_write() left for the user (say, what the format
  * could not express), "" when none: the command prints it. */
+/* Durations in graph, json and folded reports: without the tracer's own
+ * cost where the file says it (the default), or as recorded (raw). */
+void report_set_raw_durations(bool raw);
+bool report_raw_durations(void);
+
 const char *report_note(void);
 void report_set_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -22,6 +22,7 @@
 #include "vmm/error.h"
 #include "vmm/report/report.h"
 #include "vmm/report/report_util.h"
+#include "vmm/trace/overhead.h"
 
 #define FOLDED_CPUS 256
 
@@ -43,6 +44,7 @@ struct stack_total {
 struct folded {
 	struct name_cache *names;
 	const struct trace_info *in;
+	struct overhead_clock clock; /* durations without the tracer's exits */
 	struct cpu_frames cpus[FOLDED_CPUS];
 	struct stack_total *tab;
 	size_t nr, cap;
@@ -214,8 +216,9 @@ int report_folded(struct trace_reader *r, FILE *out)
 	}
 	if (trace_merge_open(r, &m))
 		goto out;
+	overhead_clock_init(&fo->clock, fo->in, report_raw_durations());
 	while ((ret = trace_merge_next(m, &ev)) > 0)
-		if (on_event(fo, &ev)) {
+		if ((ev.tsc = overhead_clock_event(&fo->clock, &ev)), on_event(fo, &ev)) {
 			ret = -1;
 			goto out;
 		}

@@ -28,6 +28,7 @@
 #include "vmm/error.h"
 #include "vmm/report/report.h"
 #include "vmm/report/report_util.h"
+#include "vmm/trace/overhead.h"
 
 #define GRAPH_CPUS 256 /* exit records carry 8 bits of vCPU */
 #define INDENT 2      /* TRACE_GRAPH_INDENT */
@@ -50,7 +51,22 @@ struct graph_state {
 	struct cpu_stack cpus[GRAPH_CPUS];
 	bool capped;	/* a line was deeper than REPORT_MAX_DEPTH */
 	size_t deepest;
+	struct overhead_clock clock; /* durations without the tracer's exits */
 };
+
+/* The next event in time order, its tsc on the clock without the tracer's
+ * exits, and as recorded in *raw. */
+static int next_event(struct graph_state *st, struct trace_merge *m, struct et_ring_record *e,
+		      uint64_t *raw)
+{
+	int ret = trace_merge_next(m, e);
+
+	if (ret > 0) {
+		*raw = e->tsc;
+		e->tsc = overhead_clock_event(&st->clock, e);
+	}
+	return ret;
+}
 
 static struct cpu_stack *stack_of(struct graph_state *st, uint32_t cpu)
 {
@@ -291,6 +307,9 @@ static void header(struct graph_state *st, struct trace_reader *r)
 			       "TSC cycles, not us\n");
 	if (!in->nr_returns)
 		ob_str(st->ob, "# earlytrace: no returns in this trace (record with --graph)\n");
+	else
+		ob_printf(st->ob, "# earlytrace: %s\n",
+			  overhead_describe(in, report_raw_durations(), state, sizeof(state)));
 	ob_printf(st->ob, "# earlytrace: %s\n", trace_reader_state(r, state, sizeof(state)));
 	if (in->dropped)
 		ob_printf(st->ob, "# earlytrace: %" PRIu64 " events dropped\n", in->dropped);
@@ -304,6 +323,7 @@ int report_graph(struct trace_reader *r, FILE *out)
 	struct graph_state *st = calloc(1, sizeof(*st));
 	struct trace_merge *m = NULL;
 	struct et_ring_record cur, next;
+	uint64_t cur_raw = 0, next_raw = 0;
 	const struct trace_note *n;
 	bool have_cur, have_next;
 	int ret = -1;
@@ -333,15 +353,18 @@ int report_graph(struct trace_reader *r, FILE *out)
 	note_merge_init(&st->notes, r);
 	header(st, r);
 
-	/* One event of lookahead: a call followed by its own return is a leaf. */
-	ret = trace_merge_next(m, &cur);
+	/* One event of lookahead: a call followed by its own return is a leaf.
+	 * Events carry their time without the tracer's exits; notes are
+	 * placed by the raw TSC. */
+	overhead_clock_init(&st->clock, st->in, report_raw_durations());
+	ret = next_event(st, m, &cur, &cur_raw);
 	have_cur = ret > 0;
 	while (have_cur) {
-		ret = trace_merge_next(m, &next);
+		ret = next_event(st, m, &next, &next_raw);
 		if (ret < 0)
 			goto out;
 		have_next = ret > 0;
-		notes_before(st, cur.tsc);
+		notes_before(st, cur_raw);
 		if (et_rec_is_exit(&cur)) {
 			exit_line(st, &cur);
 		} else if (et_rec_kind(&cur) == ET_REC_RET) {
@@ -352,13 +375,14 @@ int report_graph(struct trace_reader *r, FILE *out)
 			if (used < 0)
 				goto out;
 			if (used == 1 && have_next) {
-				ret = trace_merge_next(m, &next);
+				ret = next_event(st, m, &next, &next_raw);
 				if (ret < 0)
 					goto out;
 				have_next = ret > 0;
 			}
 		}
 		cur = next;
+		cur_raw = next_raw;
 		have_cur = have_next;
 	}
 	while ((n = note_merge_rest(&st->notes)))

@@ -29,6 +29,7 @@
 #include "vmm/error.h"
 #include "vmm/report/report.h"
 #include "vmm/report/report_util.h"
+#include "vmm/trace/overhead.h"
 #include "vmm/trace/event.h"
 
 #define JSON_NAMED_CPUS 1024
@@ -54,6 +55,7 @@ struct json_state {
 	size_t nr_notes, next_note;
 	bool first;
 	uint8_t cpus[JSON_NAMED_CPUS / 8];
+	struct overhead_clock clock; /* durations without the tracer's exits */
 };
 
 static void sep(struct json_state *st)
@@ -102,7 +104,7 @@ static void note_event(struct json_state *st, const struct trace_note *n)
 		ob_str(ob, "{\"name\":");
 		ob_json_str(ob, n->text);
 		ob_str(ob, ",\"cat\":\"mark\",\"ph\":\"i\",\"s\":\"g\",");
-		ts(st, n->tsc);
+		ts(st, overhead_clock_note(&st->clock, n->tsc));
 		ob_str(ob, ",\"pid\":1,\"tid\":0}");
 		return;
 	}
@@ -111,7 +113,7 @@ static void note_event(struct json_state *st, const struct trace_note *n)
 		ob_str(ob, "{\"name\":");
 		ob_json_str(ob, n->text);
 		ob_str(ob, ",\"cat\":\"kernel\",\"ph\":\"i\",\"s\":\"t\",");
-		ts(st, n->tsc);
+		ts(st, overhead_clock_note(&st->clock, n->tsc));
 		ob_str(ob, ",\"pid\":1,\"tid\":");
 		ob_u64(ob, n->cpu, 0, ' ');
 		ob_str(ob, "}");
@@ -121,7 +123,7 @@ static void note_event(struct json_state *st, const struct trace_note *n)
 	ob_str(ob, "{\"name\":");
 	ob_json_str(ob, name);
 	ob_str(ob, ",\"cat\":\"drop\",\"ph\":\"i\",\"s\":\"g\",");
-	ts(st, n->tsc);
+	ts(st, overhead_clock_note(&st->clock, n->tsc));
 	ob_str(ob, ",\"pid\":1,\"tid\":0,\"args\":{\"dropped\":");
 	ob_u64(ob, n->dropped, 0, ' ');
 	ob_str(ob, ",\"total\":");
@@ -172,6 +174,12 @@ static void other_data(struct json_state *st, struct trace_reader *r)
 	other_str(ob, "clock", buf, true);
 	snprintf(buf, sizeof(buf), "%" PRIu64, in->origin_tsc);
 	other_str(ob, "origin_tsc", buf, true);
+	{
+		char what[320];
+
+		other_str(ob, "durations",
+			  overhead_describe(in, report_raw_durations(), what, sizeof(what)), true);
+	}
 	if (in->has_meta && gmtime_r(&secs, &tm)) {
 		strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
 		other_str(ob, "start_time", buf, true);
@@ -365,8 +373,13 @@ int report_json(struct trace_reader *r, FILE *out)
 	sep(&st);
 	ob_str(ob, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,"
 		   "\"args\":{\"name\":\"guest\"}}");
+	overhead_clock_init(&st.clock, st.in, report_raw_durations());
 	while ((ret = trace_merge_next(m, &ev)) > 0) {
 		notes_before(&st, ev.tsc);
+		/* From here on the event's time is the one without the
+		 * tracer's exits (the zero stays the guest's first instruction):
+		 * frames open, nest and close on it. */
+		ev.tsc = overhead_clock_event(&st.clock, &ev);
 		st.last_tsc = ev.tsc;
 		if (et_rec_is_exit(&ev))
 			exit_event(&st, &ev);
@@ -380,8 +393,10 @@ int report_json(struct trace_reader *r, FILE *out)
 	trace_merge_close(m);
 	if (ret == 0) {
 		while (st.next_note < st.nr_notes) {
-			if (st.notes[st.next_note].tsc > st.last_tsc)
-				st.last_tsc = st.notes[st.next_note].tsc;
+			uint64_t at = overhead_clock_note(&st.clock, st.notes[st.next_note].tsc);
+
+			if (at > st.last_tsc)
+				st.last_tsc = at;
 			note_event(&st, &st.notes[st.next_note++]);
 		}
 		end_open_frames(&st);

@@ -7,13 +7,16 @@
  *   records: u32 type, u32 payload length, payload, u32 CRC32 of the
  *            type, length and payload bytes (zlib's crc32)
  *
- * Every record goes to the file in one write() call with no user-space
- * buffering across calls, so a guest crash, --timeout, SIGINT or even a
- * SIGKILL of the VMM leaves every record written so far readable. A write
- * that fails part-way (disk full) is cut back with ftruncate() to the last
- * complete record; the writer then counts the events it could not store
- * (trace_writer_lost()) instead of storing them, so nothing is lost
- * silently. All integers are little-endian.
+ * Records are written through a shared mapping of the file, each one
+ * complete before its header is stored, with no system call per record:
+ * a guest crash, --timeout, SIGINT or even a SIGKILL of the VMM leaves
+ * every record written so far readable (the pages are the kernel's). The
+ * file is allocated ahead in chunks, so a disk that is full or a file-size
+ * limit shows when a chunk is added; the writer then counts the events it
+ * could not store (trace_writer_lost()) instead of storing them, so
+ * nothing is lost silently. Until close cuts it off, the allocated part
+ * past the last record is zeros: readers stop at a zero record header.
+ * All integers are little-endian.
  *
  * The reader checks every length against the record and the file, verifies
  * every CRC, stops cleanly at a truncated final record, and refuses a
@@ -62,6 +65,24 @@ enum trace_record_type {
 	 * JSON, CSV and KTAP time counts from it. Readers that predate it
 	 * skip it. */
 	TRACE_REC_CLOCK = 8,
+	/* What the tracer's own exits cost the guest: the time it stood still
+	 * for them, so reports can show durations without it (written at the
+	 * end of the run; vmm/trace/overhead.h). Readers that predate it skip
+	 * it. */
+	TRACE_REC_OVERHEAD = 9,
+};
+
+/* The OVERHEAD record: guest TSC ticks the guest stood still for the
+ * tracer. exits: breakpoint exits that recorded a call or a return, and
+ * exit_ticks the host's time in user space for them, measured at each;
+ * drains: the drain exits trampoline batches asked for, drain_ticks the
+ * same; rest_ticks: what each exit costs beyond that (into the guest and
+ * back), timed at the start of the run; 0 when it could not be. */
+struct trace_overhead {
+	uint64_t tsc; /* guest TSC when written */
+	uint64_t exits, exit_ticks;
+	uint64_t drains, drain_ticks;
+	uint64_t rest_ticks;
 };
 
 /* What a KEVENT is (vmm/ftrace/entries.h decodes them). */
@@ -108,20 +129,22 @@ int trace_writer_drops(struct trace_writer *w, uint64_t dropped_total, uint64_t 
 		       const char *reason);
 int trace_writer_mark(struct trace_writer *w, uint64_t tsc, const char *text);
 int trace_writer_kevent(struct trace_writer *w, const struct trace_kevent *k);
+int trace_writer_overhead(struct trace_writer *w, const struct trace_overhead *o);
 /* The guest TSC at its first instruction (TRACE_REC_CLOCK); once, before the
  * guest runs. */
 int trace_writer_clock(struct trace_writer *w, uint64_t origin_tsc);
 /*
  * Writes END and closes the file; frees w (NULL is accepted). Call once.
  *
- * Errors: the call during which a write first fails returns -1 with the
- * reason recorded (et_error, and trace_writer_error()); the file is cut
- * back to its last complete record, and further back by up to 8 of the
- * newest records if that is what it takes to know END fits (their events
- * then count as lost). From then on nothing more is written (so the file
- * has no gap) and every call returns 0, counting the events it was given
- * in trace_writer_lost(); close writes END, which carries the lost count,
- * and returns 0 unless that is the first failure.
+ * Errors: the call during which a write first fails (the file cannot
+ * grow: disk full, file-size limit) returns -1 with the reason recorded
+ * (et_error, and trace_writer_error()); the record it was writing is not
+ * stored. From then on nothing more is written (so the file has no gap)
+ * and every call returns 0, counting the events it was given in
+ * trace_writer_lost(); close writes END, which carries the lost count,
+ * into room that was allocated for it ahead (its exit reason cut to 64
+ * bytes), cuts the file after it, and returns 0 unless that is the first
+ * failure.
  */
 int trace_writer_close(struct trace_writer *w, uint64_t recorded, uint64_t dropped,
 		       const char *exit_reason);
@@ -187,6 +210,11 @@ struct trace_info {
 	 * or repeated, CRCs valid), records follow END (not read). */
 	const char *doubt;
 	uint64_t data_size;	  /* bytes of complete records incl. header */
+	bool has_overhead;	  /* an OVERHEAD record: the last one */
+	struct trace_overhead overhead;
+	uint64_t unwritten_tail;  /* bytes after the records that the writer had
+				   * allocated but not written (a zero record
+				   * header starts them): it did not close */
 };
 
 /* One record as the reader returns it. Pointers stay valid until the next

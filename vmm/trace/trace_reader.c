@@ -384,6 +384,15 @@ static int read_record(struct trace_reader *r, struct trace_record *rec)
 	}
 	type = get_u32(hdr);
 	len = get_u32(hdr + 4);
+	/* No record has type 0 or an empty payload: this is where the writer
+	 * stopped, in the space it had allocated ahead (it was killed before
+	 * it could cut that off). The records end here. */
+	if (type == 0 && len == 0) {
+		if (r->scanning)
+			r->info.unwritten_tail = r->limit - off;
+		r->limit = off;
+		return 0;
+	}
 	if (len > TRACE_MAX_PAYLOAD)
 		return corrupt(r, off, "payload length too large");
 	if (r->limit - off - sizeof(hdr) < (uint64_t)len + 4) {
@@ -457,6 +466,11 @@ static int read_record(struct trace_reader *r, struct trace_record *rec)
 		sanitize((char *)k->text, len - 28 - k->payload_len);
 		break;
 	}
+	case TRACE_REC_OVERHEAD:
+		if (len < 48)
+			return corrupt(r, off, "OVERHEAD record too short");
+		rec->tsc = get_u64(r->buf);
+		break;
 	case TRACE_REC_CLOCK:
 		if (len < 8)
 			return corrupt(r, off, "CLOCK record too short");
@@ -555,6 +569,19 @@ static int account(struct trace_reader *r, const struct trace_record *rec)
 		if (set_string(r, STR_LAST_MARK, (const uint8_t *)rec->text, strlen(rec->text)))
 			return -1;
 		return add_note(r, rec);
+	case TRACE_REC_OVERHEAD: {
+		const uint8_t *p = rec->payload;
+		struct trace_overhead *o = &in->overhead;
+
+		o->tsc = get_u64(p);
+		o->exits = get_u64(p + 8);
+		o->exit_ticks = get_u64(p + 16);
+		o->drains = get_u64(p + 24);
+		o->drain_ticks = get_u64(p + 32);
+		o->rest_ticks = get_u64(p + 40);
+		in->has_overhead = true;
+		return 0;
+	}
 	case TRACE_REC_CLOCK:
 		/* The first one counts (a writer writes one). */
 		if (!in->has_origin) {

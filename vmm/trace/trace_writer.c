@@ -1,11 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Trace file writer. Each record is assembled in a scratch buffer and
- * handed to the kernel in one write(); nothing is kept back in user space
- * between calls, so whatever happens to the VMM afterwards, the file holds
- * every record this writer returned from. A failed or short write is cut
- * back to the previous record boundary, so readers never see half a
- * record from us, and the writer switches to counting what it loses.
+ * Trace file writer. The file is written through a shared mapping of it:
+ * a record is assembled in place, its header stored last, and once that
+ * store is done the record is in the page cache, which outlives the VMM
+ * (a SIGKILL loses nothing this writer returned from), without a system
+ * call per record. The file is allocated ahead in large chunks
+ * (posix_fallocate), so a full disk or a file-size limit shows when a
+ * chunk is added, never as a fault on a page of the mapping; the
+ * allocated but unwritten tail reads as zeros, which readers take as the
+ * end of the records, and close cuts it off. When a chunk cannot be had,
+ * the writer asks for just the record's room; when even that fails it
+ * switches to counting what it loses. Room for END is always allocated
+ * ahead, so the file can say how many events it lacks.
+ *
+ * An output that is not a regular file (/dev/null, a pipe), or a file on
+ * a file system that cannot map it, gets each record assembled in a
+ * buffer and handed to the kernel in one write().
  */
 #include "vmm/trace/trace_file.h"
 
@@ -15,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,34 +35,32 @@
 #include "vmm/version.h"
 
 /*
- * When a write first fails, the writer makes room for END behind the last
- * complete record, so the file itself says how many events it lacks: it
- * cuts back the newest records (at most RECENT of them; their events are
- * counted as lost too) until END_ROOM bytes are known to fit, that is the
- * bytes the failed write did store plus the bytes cut. END's exit reason
- * is then cut to END_REASON_MAX.
+ * END's exit reason is cut to END_REASON_MAX once a write has failed;
+ * END_ROOM bytes are allocated ahead of the last record at all times.
  */
 #define END_REASON_MAX 64
 #define END_ROOM (TRACE_RECORD_OVERHEAD + 32 + END_REASON_MAX)
-#define RECENT 8
+/* The file grows, and the mapping moves, this much at a time: four
+ * system calls (allocate, map, populate, unmap) per 8 MiB, about 190,000
+ * events. */
+#define CHUNK (8ull << 20)
 
 struct trace_writer {
 	int fd;
 	char *path;
-	uint64_t off; /* end of the last complete record */
+	uint64_t off;	    /* end of the last complete record */
+	uint64_t alloc_end; /* the file's size: allocated, zeros past off */
+	uint8_t *map;	    /* the file from map_start, map_len bytes */
+	uint64_t map_start;
+	size_t map_len;
+	size_t page;
+	bool stream;	    /* not a regular file: write() each record */
+	uint8_t *buf;	    /* stream: the record being assembled */
+	size_t cap;
 	bool failed;
 	uint64_t written; /* events stored */
 	uint64_t lost;	  /* events given to us but not stored */
-	uint8_t *buf;	  /* scratch for one record */
-	size_t cap;
 	char error[256];  /* why the first write failed */
-	/* The newest EVENTS, DROPS and MARK records (a ring), which a failed
-	 * write may cut back to make room for END. */
-	struct {
-		uint64_t off, events;
-	} recent[RECENT];
-	unsigned recent_next, nr_recent;
-	uint64_t emitting_events; /* events in the record being written */
 };
 
 static void put_u16(uint8_t *p, uint16_t v)
@@ -72,94 +81,153 @@ static void put_u64(uint8_t *p, uint64_t v)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
-/* Makes room for a record with a payload of len bytes; returns the payload
- * pointer (the record header goes before it). */
-static uint8_t *reserve(struct trace_writer *w, size_t len)
+/* Allocates the file up to end bytes: 0, or an errno value. */
+static int allocate(struct trace_writer *w, uint64_t end)
 {
-	size_t need = len + TRACE_RECORD_OVERHEAD;
+	int err;
 
-	if (need > w->cap) {
-		uint8_t *p = realloc(w->buf, need);
-
-		if (!p) {
-			et_error("out of memory");
-			return NULL;
-		}
-		w->buf = p;
-		w->cap = need;
+	if (end <= w->alloc_end)
+		return 0;
+	err = posix_fallocate(w->fd, (off_t)w->alloc_end, (off_t)(end - w->alloc_end));
+	if (err) {
+		/* Anything it did allocate would be zeros past our records:
+		 * keep the file's size where it was. */
+		(void)!ftruncate(w->fd, (off_t)w->alloc_end);
+		return err;
 	}
-	return w->buf + 8;
+	w->alloc_end = end;
+	return 0;
 }
 
-/* Writes all of buf at the end of the file, or cuts the file back. */
-static int write_all(struct trace_writer *w, const uint8_t *buf, size_t len)
+/* Maps the file from the page holding off to alloc_end. */
+static int remap(struct trace_writer *w)
+{
+	uint64_t start = w->off / w->page * w->page;
+	void *p;
+
+	/* The new one first: if it cannot be had, the old one still holds
+	 * the room kept for END. */
+	p = mmap(NULL, (size_t)(w->alloc_end - start), PROT_READ | PROT_WRITE, MAP_SHARED, w->fd,
+		 (off_t)start);
+	if (p == MAP_FAILED)
+		return errno;
+#ifdef MADV_POPULATE_WRITE
+	/* The pages' write faults now, in one call, rather than one fault
+	 * every 93 events (the page cache's pages were allocated already:
+	 * this takes no room). A kernel without it faults them one by one. */
+	(void)madvise(p, (size_t)(w->alloc_end - start), MADV_POPULATE_WRITE);
+#endif
+	if (w->map)
+		munmap(w->map, w->map_len);
+	w->map = p;
+	w->map_start = start;
+	w->map_len = (size_t)(w->alloc_end - start);
+	return 0;
+}
+
+static void fail(struct trace_writer *w, int err)
+{
+	w->failed = true;
+	errno = err;
+	et_error_errno("trace file %s: write failed at offset %llu "
+		       "(events from here on are counted, not stored)",
+		       w->path, (unsigned long long)w->off);
+	if (!w->error[0])
+		snprintf(w->error, sizeof(w->error), "%s", et_last_error());
+}
+
+/*
+ * Makes room for a record with a payload of len bytes behind the last
+ * one, and returns the payload's place in the mapping (the header goes
+ * before it), or NULL with the writer failed. keep_end_room: whether END
+ * must still fit behind it (every record but END).
+ */
+static uint8_t *reserve(struct trace_writer *w, size_t len, bool keep_end_room)
+{
+	uint64_t need = w->off + len + TRACE_RECORD_OVERHEAD + (keep_end_room ? END_ROOM : 0);
+	int err;
+
+	if (!w->stream && !w->map && w->off == 0 && !w->alloc_end) {
+		/* The first record (the header): a file system that cannot map
+		 * files gets write() instead. */
+		if (allocate(w, CHUNK) == 0 && remap(w)) {
+			(void)!ftruncate(w->fd, 0);
+			w->alloc_end = 0;
+			w->stream = true;
+		}
+	}
+	if (w->stream) {
+		if (len + TRACE_RECORD_OVERHEAD > w->cap) {
+			uint8_t *p = realloc(w->buf, len + TRACE_RECORD_OVERHEAD);
+
+			if (!p) {
+				fail(w, ENOMEM);
+				return NULL;
+			}
+			w->buf = p;
+			w->cap = len + TRACE_RECORD_OVERHEAD;
+		}
+		return w->buf + 8;
+	}
+	if (need > w->alloc_end) {
+		uint64_t old_end = w->alloc_end;
+
+		/* A chunk ahead; near a limit, just what this record needs. */
+		err = allocate(w, (need + CHUNK - 1) / CHUNK * CHUNK);
+		if (err == ENOSPC || err == EFBIG || err == EDQUOT)
+			err = allocate(w, need);
+		if (err) {
+			fail(w, err);
+			return NULL;
+		}
+		if (w->alloc_end != old_end && (err = remap(w))) {
+			fail(w, err);
+			return NULL;
+		}
+	}
+	return w->map + (w->off - w->map_start) + 8;
+}
+
+/* A stream's record, written whole or not at all (as far as we can). */
+static int write_record(struct trace_writer *w, size_t len)
 {
 	size_t done = 0;
 
 	while (done < len) {
-		ssize_t n = write(w->fd, buf + done, len - done);
+		ssize_t n = write(w->fd, w->buf + done, len - done);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			int saved = n < 0 ? errno : ENOSPC;
-			uint64_t cut = w->off, room = done, bad_off = w->off;
-			uint64_t popped = 0;
-
-			/* The first failure: make room for END (see RECENT). */
-			while (!w->failed && room < END_ROOM && w->nr_recent) {
-				unsigned i = (w->recent_next + RECENT - 1) % RECENT;
-
-				room += cut - w->recent[i].off;
-				cut = w->recent[i].off;
-				popped += w->recent[i].events;
-				w->recent_next = i;
-				w->nr_recent--;
-			}
-			/* Drop the partial record (and any cut) so readers see a
-			 * clean end. */
-			if ((done || cut != w->off) && ftruncate(w->fd, (off_t)cut) == 0 &&
-			    lseek(w->fd, (off_t)cut, SEEK_SET) == (off_t)cut) {
-				w->off = cut;
-				w->written -= popped;
-				w->lost += popped;
-			}
-			w->failed = true;
-			errno = saved;
-			et_error_errno("trace file %s: write failed at offset %llu "
-				       "(events from here on are counted, not stored)",
-				       w->path, (unsigned long long)bad_off);
-			if (!w->error[0])
-				snprintf(w->error, sizeof(w->error), "%s", et_last_error());
+			fail(w, n < 0 ? errno : ENOSPC);
 			return -1;
 		}
 		done += (size_t)n;
 	}
-	w->off += len;
 	return 0;
 }
 
-/* Finishes the record reserved with reserve() and writes it. */
+/* Finishes the record reserved with reserve(): CRC, then the header with
+ * one store, so a record is either all there or reads as the zero tail.
+ * -1 only when a stream's write fails. */
 static int emit(struct trace_writer *w, uint32_t type, size_t len)
 {
+	uint8_t *rec = w->stream ? w->buf : w->map + (w->off - w->map_start);
+	uint8_t hdr[8];
+	uint64_t word;
 	uint32_t crc;
 
-	put_u32(w->buf, type);
-	put_u32(w->buf + 4, (uint32_t)len);
-	crc = (uint32_t)crc32(0L, w->buf, (uInt)(len + 8));
-	put_u32(w->buf + 8 + len, crc);
-	if (write_all(w, w->buf, len + TRACE_RECORD_OVERHEAD)) {
-		w->emitting_events = 0;
+	put_u32(hdr, type);
+	put_u32(hdr + 4, (uint32_t)len);
+	crc = (uint32_t)crc32(0L, hdr, 8);
+	crc = (uint32_t)crc32(crc, rec + 8, (uInt)len);
+	put_u32(rec + 8 + len, crc);
+	memcpy(&word, hdr, 8);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	memcpy(rec, &word, 8);
+	if (w->stream && write_record(w, len + TRACE_RECORD_OVERHEAD))
 		return -1;
-	}
-	if (type == TRACE_REC_EVENTS || type == TRACE_REC_DROPS || type == TRACE_REC_MARK) {
-		w->recent[w->recent_next].off = w->off - (len + TRACE_RECORD_OVERHEAD);
-		w->recent[w->recent_next].events = w->emitting_events;
-		w->recent_next = (w->recent_next + 1) % RECENT;
-		if (w->nr_recent < RECENT)
-			w->nr_recent++;
-	}
-	w->emitting_events = 0;
+	w->off += len + TRACE_RECORD_OVERHEAD;
 	return 0;
 }
 
@@ -189,7 +257,8 @@ static uint8_t *put_str(uint8_t *p, const char *s)
 static int open_locked(const char *path)
 {
 	struct stat st;
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	/* Read and write: the file is mapped. */
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 
 	if (fd < 0)
 		return et_error_errno("cannot create trace file %s", path);
@@ -215,7 +284,6 @@ int trace_writer_open(struct trace_writer **wp, const char *path, const struct t
 {
 	static const struct trace_meta none;
 	struct trace_writer *w;
-	uint8_t hdr[TRACE_FILE_HEADER_SIZE];
 	const char *strs[5];
 	struct timespec now;
 	size_t len = 16;
@@ -229,17 +297,29 @@ int trace_writer_open(struct trace_writer **wp, const char *path, const struct t
 		free(w);
 		return et_error("out of memory");
 	}
+	w->page = (size_t)sysconf(_SC_PAGESIZE);
 	w->fd = open_locked(path);
 	if (w->fd < 0) {
 		free(w->path);
 		free(w);
 		return -1;
 	}
-	memcpy(hdr, TRACE_FILE_MAGIC, 8);
-	put_u32(hdr + 8, TRACE_FILE_VERSION);
-	put_u32(hdr + 12, TRACE_FILE_HEADER_SIZE);
-	if (write_all(w, hdr, sizeof(hdr)))
+	{
+		struct stat st;
+
+		w->stream = fstat(w->fd, &st) || !S_ISREG(st.st_mode);
+	}
+	/* The header, as if it were a record without one of its own. */
+	p = reserve(w, TRACE_FILE_HEADER_SIZE - TRACE_RECORD_OVERHEAD, true);
+	if (!p)
 		goto fail;
+	p -= 8;
+	memcpy(p, TRACE_FILE_MAGIC, 8);
+	put_u32(p + 8, TRACE_FILE_VERSION);
+	put_u32(p + 12, TRACE_FILE_HEADER_SIZE);
+	if (w->stream && write_record(w, TRACE_FILE_HEADER_SIZE))
+		goto fail;
+	w->off = TRACE_FILE_HEADER_SIZE;
 
 	/* META: u64 tsc_khz, u64 start time (ns), five strings. */
 	strs[0] = EARLYTRACE_VERSION;
@@ -249,7 +329,7 @@ int trace_writer_open(struct trace_writer **wp, const char *path, const struct t
 	strs[4] = meta->mode;
 	for (int i = 0; i < 5; i++)
 		len += 2 + str_len(strs[i]);
-	p = reserve(w, len);
+	p = reserve(w, len, true);
 	if (!p)
 		goto fail;
 	clock_gettime(CLOCK_REALTIME, &now);
@@ -263,6 +343,11 @@ int trace_writer_open(struct trace_writer **wp, const char *path, const struct t
 	*wp = w;
 	return 0;
 fail:
+	/* Leaves the file with what was written (the reason is reported). */
+	if (!w->stream)
+		(void)!ftruncate(w->fd, (off_t)w->off);
+	if (w->map)
+		munmap(w->map, w->map_len);
 	close(w->fd);
 	free(w->buf);
 	free(w->path);
@@ -301,7 +386,7 @@ int trace_writer_symbols(struct trace_writer *w, const struct symtab *tab)
 			i = end;
 			continue;
 		}
-		p = reserve(w, len);
+		p = reserve(w, len, true);
 		if (!p)
 			return -1;
 		put_u32(p, count);
@@ -334,19 +419,15 @@ int trace_writer_events(struct trace_writer *w, const struct et_ring_record *ev,
 			w->lost += n;
 			return 0;
 		}
-		p = reserve(w, len);
+		p = reserve(w, len, true);
 		if (!p) {
-			/* Cannot even assemble the record: count it as lost and
-			 * stop, so the file has no gap. */
-			w->failed = true;
-			snprintf(w->error, sizeof(w->error), "trace file %s: %s", w->path,
-				 et_last_error());
+			/* Nothing more is stored from here on, so the file has
+			 * no gap. */
 			w->lost += n;
 			return -1;
 		}
 		/* The record layout is the ABI's, little-endian like the host. */
 		memcpy(p, ev, len);
-		w->emitting_events = k;
 		if (emit(w, TRACE_REC_EVENTS, len)) {
 			w->lost += n;
 			return -1;
@@ -367,7 +448,7 @@ static int write_text_record(struct trace_writer *w, uint32_t type, uint64_t a, 
 
 	if (w->failed)
 		return 0;
-	p = reserve(w, 16 + n);
+	p = reserve(w, 16 + n, true);
 	if (!p)
 		return -1;
 	put_u64(p, a);
@@ -395,7 +476,7 @@ int trace_writer_clock(struct trace_writer *w, uint64_t origin_tsc)
 
 	if (w->failed)
 		return 0;
-	p = reserve(w, 8);
+	p = reserve(w, 8, true);
 	if (!p)
 		return -1;
 	put_u64(p, origin_tsc);
@@ -414,7 +495,7 @@ int trace_writer_kevent(struct trace_writer *w, const struct trace_kevent *k)
 
 	if (w->failed)
 		return 0;
-	p = reserve(w, 28 + raw + n);
+	p = reserve(w, 28 + raw + n, true);
 	if (!p)
 		return -1;
 	put_u64(p, (uint64_t)k->cpu | (uint64_t)k->type << 32 | (uint64_t)k->kind << 48 |
@@ -429,38 +510,62 @@ int trace_writer_kevent(struct trace_writer *w, const struct trace_kevent *k)
 	return emit(w, TRACE_REC_KEVENT, 28 + raw + n);
 }
 
+int trace_writer_overhead(struct trace_writer *w, const struct trace_overhead *o)
+{
+	const uint64_t v[6] = { o->tsc, o->exits, o->exit_ticks, o->drains, o->drain_ticks,
+				o->rest_ticks };
+	uint8_t *p;
+
+	if (w->failed)
+		return 0;
+	p = reserve(w, sizeof(v), true);
+	if (!p)
+		return -1;
+	for (int i = 0; i < 6; i++)
+		put_u64(p + 8 * i, v[i]);
+	return emit(w, TRACE_REC_OVERHEAD, sizeof(v));
+}
+
 int trace_writer_close(struct trace_writer *w, uint64_t recorded, uint64_t dropped,
 		       const char *exit_reason)
 {
+	bool was_failed;
+	size_t n;
+	uint8_t *p;
 	int ret = 0;
 
 	if (!w)
 		return 0;
-	{
-		/* END: recorded, written, dropped, lost, exit reason. Tried
-		 * even after a failure, into the room kept for it: it carries
-		 * the exact lost count. */
-		size_t n = str_len(exit_reason);
-		bool was_failed = w->failed;
-		uint8_t *p;
-
-		if (was_failed && n > END_REASON_MAX)
+	/* END: recorded, written, dropped, lost, exit reason. Written even
+	 * after a failure, into the room kept for it: it carries the exact
+	 * lost count. A long reason that does not fit is cut. */
+	was_failed = w->failed;
+	n = str_len(exit_reason);
+	p = was_failed ? NULL : reserve(w, 32 + n, false);
+	if (!p) {
+		if (n > END_REASON_MAX)
 			n = END_REASON_MAX;
-		p = reserve(w, 32 + n);
-
-		if (!p) {
+		if (!was_failed)
 			ret = -1;
-		} else {
-			put_u64(p, recorded);
-			put_u64(p + 8, w->written);
-			put_u64(p + 16, dropped);
-			put_u64(p + 24, w->lost);
-			if (n)
-				memcpy(p + 32, exit_reason, n);
-			if (emit(w, TRACE_REC_END, 32 + n) && !was_failed)
-				ret = -1;
-		}
+		/* Within END_ROOM; a stream has its buffer. */
+		p = w->stream ? reserve(w, 32 + n, false)
+			      : w->map + (w->off - w->map_start) + 8;
 	}
+	if (p) {
+		put_u64(p, recorded);
+		put_u64(p + 8, w->written);
+		put_u64(p + 16, dropped);
+		put_u64(p + 24, w->lost);
+		if (n)
+			memcpy(p + 32, exit_reason, n);
+		if (emit(w, TRACE_REC_END, 32 + n) && !was_failed)
+			ret = -1;
+	}
+	if (w->map)
+		munmap(w->map, w->map_len);
+	/* The allocated tail goes: the file ends with END. */
+	if (!w->stream && ftruncate(w->fd, (off_t)w->off) && !w->failed && !ret)
+		ret = et_error_errno("trace file %s: cannot cut the file to its records", w->path);
 	if (close(w->fd) && !w->failed && !ret)
 		ret = et_error_errno("trace file %s: close failed", w->path);
 	free(w->buf);

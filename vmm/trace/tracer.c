@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "arch/x86/fentry_check.h"
@@ -78,13 +79,30 @@ static bool on_int3(void *ctx, struct vcpu *vcpu, struct kvm_regs *regs,
 		return false;
 	site = site_at_rip(t, regs, sregs, &pg);
 	if (!site && t->graph.enabled && graph_on_return(&t->graph, vcpu, regs, sregs, &pg)) {
+		vcpu->charge = &t->bp_charge;
 		if (vcpu_set_regs(vcpu, regs) < 0)
 			vm_request_stop(&t->m->vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
 		return true;
 	}
 	if (!site || site->kind != PATCH_INT3)
 		return false;
+	/* The exit's cost beyond the VMM's work, in the guest's own state:
+	 * this exit once more (its time is charged with the rest of it). */
+	if (t->nr_rest_samples < TRACER_REST_SAMPLES) {
+		int timed = vcpu_time_exit_again(vcpu, regs, &t->rest_samples[t->nr_rest_samples]);
+
+		if (timed == 0) {
+			t->nr_rest_samples++;
+		} else if (timed == -2) {
+			/* Never resume the guest from registers it has left. */
+			et_error("an exit timed at a breakpoint ended elsewhere (an NMI ran "
+				 "first): the guest's state cannot be resumed");
+			vm_request_stop(&t->m->vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
+			return true;
+		}
+	}
 	record_call(t, vcpu, site, regs, sregs, &pg);
+	vcpu->charge = &t->bp_charge;
 	regs->rip += X86_SITE_LEN;
 	if (vcpu_set_regs(vcpu, regs) < 0)
 		vm_request_stop(&t->m->vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
@@ -367,6 +385,29 @@ static int arm_until(struct tracer *t)
 	return guest_debug_set_hw(&t->m->vcpu, MACHINE_HW_BP_UNTIL, addr, on_until, t);
 }
 
+/* What a breakpoint exit costs beyond the VMM's own work, timed with an
+ * int3 at the guest's first instruction before it runs (durations are
+ * then shown without it: vmm/trace/overhead.h). Only where the guest's
+ * TSC is the host's plus an offset: the host's ticks are the guest's. */
+static void time_exits(struct tracer *t)
+{
+	struct vcpu *vcpu = &t->m->vcpu;
+	struct kvm_regs regs;
+	struct kvm_sregs sregs;
+	struct x86_paging pg;
+	uint64_t paddr;
+	uint8_t *code;
+
+	if (!vcpu_guest_tsc_is_free(vcpu) || vcpu_get_regs(vcpu, &regs, &sregs))
+		return;
+	pg = x86_paging_from_sregs(&sregs);
+	if (x86_translate(&t->m->vm.mem, &pg, x86_linear(&sregs, sregs.cs.base, regs.rip), &paddr,
+			  NULL))
+		return;
+	code = guest_mem_ptr(&t->m->vm.mem, paddr, 1);
+	t->exits_timed = code && vcpu_time_int3_exits(vcpu, code, 31, &t->exit_rest_ticks) == 0;
+}
+
 /* Time zero for every report: the guest TSC as the guest is about to run
  * its first instruction (machine_run() comes right after tracer_attach()).
  * Without it (KVM refused the MSR) reports count from the earliest event. */
@@ -406,6 +447,7 @@ int tracer_attach(struct tracer *t, struct machine *m, const struct trace_option
 	 * existing file. */
 	if (open_output(t))
 		return -1;
+	time_exits(t);
 	site_patches_arm(&t->patches, &m->vm.mem);
 	t->capturing = true;
 	if (start_flight_recorder(t))
@@ -416,6 +458,13 @@ int tracer_attach(struct tracer *t, struct machine *m, const struct trace_option
 	if (machine_release_image(m))
 		return -1;
 	return write_time_zero(t);
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
 }
 
 int tracer_finish(struct tracer *t)
@@ -438,6 +487,24 @@ int tracer_finish(struct tracer *t)
 		  t->kring.not_written;
 	snprintf(reason, sizeof(reason), "%s",
 		 t->fr.end[0] ? t->fr.end : vm_stop_reason_name(vm_stop_reason(&t->m->vm)));
+	/* What the tracer's exits cost the guest, for durations without it:
+	 * the round trip as timed in the run where it could be. */
+	if (t->nr_rest_samples) {
+		qsort(t->rest_samples, t->nr_rest_samples, sizeof(t->rest_samples[0]), compare_u64);
+		t->exit_rest_ticks = t->rest_samples[t->nr_rest_samples / 2];
+	}
+	if (vcpu_guest_tsc_is_free(&t->m->vcpu)) {
+		const struct trace_overhead ov = {
+			.tsc = recorder_now(&t->rec),
+			.exits = t->bp_charge.exits,
+			.exit_ticks = t->bp_charge.ticks,
+			.drains = t->tramp.drain_charge.exits,
+			.drain_ticks = t->tramp.drain_charge.ticks,
+			.rest_ticks = t->exit_rest_ticks,
+		};
+
+		trace_writer_overhead(t->rec.out, &ov);
+	}
 	/* A full disk must not pass silently: keep what the writer says. */
 	lost = trace_writer_lost(t->rec.out);
 	snprintf(write_error, sizeof(write_error), "%s", trace_writer_error(t->rec.out));
@@ -507,6 +574,18 @@ void tracer_print_summary(const struct tracer *t, FILE *out, const char *where)
 			" drains (%" PRIu64 " asked for by the guest)\n",
 			tm->tramp.region.desc, tm->tramp.capacity, tm->tramp.drains,
 			tm->tramp.full_drains);
+	/* The VMM's own work per breakpoint exit, as measured at each. */
+	if (t->bp_charge.exits && t->rec.tsc_khz)
+		fprintf(out,
+			"earlytrace: tracer cost: %" PRIu64 " breakpoint exits, %.2f us each in the "
+			"VMM's user space, %.2f us into the guest and back (%s)\n",
+			t->bp_charge.exits,
+			(double)t->bp_charge.ticks / (double)t->bp_charge.exits * 1000.0 /
+				(double)t->rec.tsc_khz,
+			(double)t->exit_rest_ticks * 1000.0 / (double)t->rec.tsc_khz,
+			t->nr_rest_samples ? "timed in the run"
+			: t->exits_timed   ? "timed at start"
+					   : "not timed");
 	/* Hardware-independent cost: exits per event is what modes differ in. */
 	fprintf(out, "earlytrace: cost: %" PRIu64 " exits to the VMM (every return from KVM_RUN, "
 		     "breakpoints included)\n",

@@ -59,6 +59,8 @@ struct trace_options {
 	const char *expect;	   /* --expect FILE: check the trace (cmd/trace.c) */
 };
 
+#define TRACER_REST_SAMPLES 31
+
 struct tracer {
 	struct machine *m;
 	const struct trace_options *o;
@@ -76,6 +78,16 @@ struct tracer {
 	bool capturing;		 /* the VMM records calls */
 	const char *handoff_how; /* "guest ring", "ftrace_init", NULL: none */
 	uint64_t bp_events;	 /* calls recorded at breakpoints */
+	/* The tracer's own cost (vmm/trace/overhead.h): its breakpoint exits'
+	 * user-space time, and what an exit costs beyond it, timed at attach
+	 * (exits_timed: it could be). */
+	struct exit_charge bp_charge;
+	uint64_t exit_rest_ticks;
+	bool exits_timed;
+	/* The same timed again at the first breakpoint exits of the run,
+	 * where the guest runs as it will (its paging, its caches). */
+	uint64_t rest_samples[TRACER_REST_SAMPLES];
+	unsigned nr_rest_samples;
 	bool has_origin;	 /* origin_tsc was read */
 	uint64_t origin_tsc;	 /* the guest TSC at its first instruction */
 };

@@ -119,6 +119,8 @@ static void drain_port(void *opaque, uint64_t offset, uint8_t *data, uint32_t le
 	if (!tm->tramp.installed)
 		return; /* a stray write after handoff: nothing to drain */
 	tm->tramp.full_drains++;
+	/* An exit only for the tracer: its time is the tracer's cost. */
+	tm->rec->vcpu->charge = &tm->drain_charge;
 	tramp_mode_drain(tm);
 	/* --max-events reached while draining: the run stops here, and this
 	 * call is past the limit. */

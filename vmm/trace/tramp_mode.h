@@ -41,6 +41,7 @@ struct tramp_mode {
 	uint64_t events;	/* calls drained */
 	uint64_t unknown_ip;	/* drained records naming no site */
 	uint64_t corrupt;	/* drains that found the batch overwritten */
+	struct exit_charge drain_charge; /* the drain exits the guest asked for */
 };
 
 /*

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: MIT
+// The overhead clock: durations without the tracer's own exits
+// (vmm/trace/overhead.h), on hand-made event sequences.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "tests/shim/earlytrace_shim.h"
+
+namespace {
+
+et_ring_record ev(uint64_t tsc, unsigned kind, unsigned src, uint64_t ip = 0x1000, uint16_t extra = 0)
+{
+	et_ring_record e{};
+	e.tsc = tsc;
+	e.ip = ip;
+	e.kind = (uint16_t)kind;
+	e.flags = (uint16_t)(src | extra);
+	return e;
+}
+
+trace_info info_with(uint64_t exits, uint64_t exit_ticks, uint64_t rest, uint64_t drains = 0,
+		     uint64_t drain_ticks = 0, uint64_t tramp_events = 0)
+{
+	trace_info in{};
+	in.has_overhead = true;
+	in.overhead.exits = exits;
+	in.overhead.exit_ticks = exit_ticks;
+	in.overhead.rest_ticks = rest;
+	in.overhead.drains = drains;
+	in.overhead.drain_ticks = drain_ticks;
+	in.events_by_source[ET_REC_SRC_TRAMPOLINE] = tramp_events;
+	return in;
+}
+
+std::vector<uint64_t> times(const trace_info &in, const std::vector<et_ring_record> &evs, bool raw)
+{
+	overhead_clock c;
+	overhead_clock_init(&c, &in, raw);
+	std::vector<uint64_t> t;
+	for (const auto &e : evs)
+		t.push_back(overhead_clock_event(&c, &e));
+	return t;
+}
+
+} // namespace
+
+// A() { B(); }: four breakpoint exits at 100 ticks each (60 measured in
+// the VMM, 40 for the round trip). B's duration loses its own call's exit;
+// A's loses its call's, B's call's and B's return's.
+TEST(Overhead, EachExitIsTakenOutOfWhatFollows)
+{
+	trace_info in = info_with(4, 240, 40);
+	EXPECT_EQ(overhead_per_exit(&in.overhead), 100u);
+	std::vector<et_ring_record> evs = {
+		ev(1000, ET_REC_CALL, ET_REC_SRC_BREAKPOINT), // A
+		ev(1500, ET_REC_CALL, ET_REC_SRC_BREAKPOINT), // B
+		ev(1700, ET_REC_RET, ET_REC_SRC_BREAKPOINT),  // B returns
+		ev(2500, ET_REC_RET, ET_REC_SRC_BREAKPOINT),  // A returns
+	};
+	auto t = times(in, evs, false);
+	EXPECT_EQ(t, (std::vector<uint64_t>{ 1000, 1400, 1500, 2200 }));
+	EXPECT_EQ(t[2] - t[1], 100u) << "B: 200 raw, one exit less";
+	EXPECT_EQ(t[3] - t[0], 1200u) << "A: 1500 raw, three exits less";
+	// Raw: as recorded.
+	EXPECT_EQ(times(in, evs, true), (std::vector<uint64_t>{ 1000, 1500, 1700, 2500 }));
+}
+
+// VM exit events, unwound returns and the kernel ring's events took no
+// exit of the tracer's: they move nothing.
+TEST(Overhead, OnlyTheTracersExitsCount)
+{
+	trace_info in = info_with(2, 200, 0);
+	std::vector<et_ring_record> evs = {
+		ev(1000, ET_REC_CALL, ET_REC_SRC_BREAKPOINT),
+		ev(1200, ET_REC_EXIT_FIRST, ET_REC_SRC_BREAKPOINT),
+		ev(1300, ET_REC_RET, ET_REC_SRC_BREAKPOINT, 0x1000, ET_REC_F_UNWOUND),
+		ev(1400, ET_REC_CALL, ET_REC_SRC_GUEST, 0x1000, ET_REC_F_FTRACE),
+		ev(1500, ET_REC_CALL, ET_REC_SRC_BREAKPOINT),
+		ev(1700, ET_REC_CALL, ET_REC_SRC_GUEST),
+	};
+	EXPECT_FALSE(overhead_event_had_exit(&evs[1]));
+	EXPECT_FALSE(overhead_event_had_exit(&evs[2]));
+	EXPECT_FALSE(overhead_event_had_exit(&evs[3]));
+	EXPECT_TRUE(overhead_event_had_exit(&evs[4]));
+	auto t = times(in, evs, false);
+	EXPECT_EQ(t, (std::vector<uint64_t>{ 1000, 1100, 1200, 1300, 1400, 1500 }));
+}
+
+// Drains: their cost is spread over the trampolines' calls, exactly (no
+// rounding drift: the whole cost is out after the last call).
+TEST(Overhead, DrainsAreSpreadOverTheTrampolineCalls)
+{
+	trace_info in = info_with(0, 0, 10, 1, 290, 3); // one drain, 300 ticks
+	EXPECT_EQ(overhead_per_drain(&in.overhead), 300u);
+	std::vector<et_ring_record> evs = {
+		ev(1000, ET_REC_CALL, ET_REC_SRC_TRAMPOLINE), ev(2000, ET_REC_CALL, ET_REC_SRC_TRAMPOLINE),
+		ev(3000, ET_REC_CALL, ET_REC_SRC_TRAMPOLINE), ev(4000, ET_REC_CALL, ET_REC_SRC_GUEST),
+	};
+	auto t = times(in, evs, false);
+	EXPECT_EQ(t, (std::vector<uint64_t>{ 1000, 1900, 2800, 3700 }));
+}
+
+// Time never runs backwards, however large the cost claimed; a note is on
+// the same clock as the events around it.
+TEST(Overhead, TimeNeverRunsBackwards)
+{
+	trace_info in = info_with(1, 1000000, 0);
+	std::vector<et_ring_record> evs = {
+		ev(1000, ET_REC_CALL, ET_REC_SRC_BREAKPOINT),
+		ev(1010, ET_REC_RET, ET_REC_SRC_BREAKPOINT),
+		ev(1020, ET_REC_CALL, ET_REC_SRC_BREAKPOINT),
+	};
+	auto t = times(in, evs, false);
+	EXPECT_EQ(t, (std::vector<uint64_t>{ 1000, 1000, 1000 }));
+
+	trace_info small = info_with(2, 200, 0);
+	overhead_clock c;
+	overhead_clock_init(&c, &small, false);
+	overhead_clock_event(&c, &evs[0]);
+	EXPECT_EQ(overhead_clock_note(&c, 1500), 1400u);
+}
+
+// No OVERHEAD record, or one with nothing in it: durations as recorded,
+// and the header says why.
+TEST(Overhead, WithoutARecordNothingChanges)
+{
+	trace_info none{};
+	std::vector<et_ring_record> evs = { ev(1000, ET_REC_CALL, ET_REC_SRC_BREAKPOINT),
+					    ev(2000, ET_REC_RET, ET_REC_SRC_BREAKPOINT) };
+	EXPECT_EQ(times(none, evs, false), (std::vector<uint64_t>{ 1000, 2000 }));
+	char buf[256];
+	EXPECT_NE(std::string(overhead_describe(&none, false, buf, sizeof(buf))).find("as recorded"),
+		  std::string::npos);
+	trace_info in = info_with(4, 240, 40);
+	EXPECT_NE(std::string(overhead_describe(&in, false, buf, sizeof(buf)))
+			  .find("4 breakpoint exits at 100 TSC ticks each"),
+		  std::string::npos)
+		<< buf;
+	EXPECT_NE(std::string(overhead_describe(&in, true, buf, sizeof(buf))).find("--raw-durations"),
+		  std::string::npos);
+}

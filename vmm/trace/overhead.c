@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+#include "vmm/trace/overhead.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "earlytrace/abi.h"
+
+/* a * k / n without overflow (k <= n in practice, but not trusted). */
+static uint64_t share(uint64_t a, uint64_t k, uint64_t n)
+{
+	unsigned __int128 v = (unsigned __int128)a * k / n;
+
+	return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
+}
+
+static uint64_t total(uint64_t ticks, uint64_t count, uint64_t rest)
+{
+	unsigned __int128 v = (unsigned __int128)count * rest + ticks;
+
+	return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
+}
+
+uint64_t overhead_per_exit(const struct trace_overhead *o)
+{
+	return o->exits ? total(o->exit_ticks, o->exits, o->rest_ticks) / o->exits : 0;
+}
+
+uint64_t overhead_per_drain(const struct trace_overhead *o)
+{
+	return o->drains ? total(o->drain_ticks, o->drains, o->rest_ticks) / o->drains : 0;
+}
+
+void overhead_clock_init(struct overhead_clock *c, const struct trace_info *in, bool raw)
+{
+	const struct trace_overhead *o = &in->overhead;
+
+	memset(c, 0, sizeof(*c));
+	c->on = !raw && in->has_overhead && (o->exits || o->drains);
+	c->exits = o->exits;
+	c->exit_total = total(o->exit_ticks, o->exits, o->rest_ticks);
+	c->drain_total = total(o->drain_ticks, o->drains, o->rest_ticks);
+	c->tramp_events = in->events_by_source[ET_REC_SRC_TRAMPOLINE];
+}
+
+bool overhead_event_had_exit(const struct et_ring_record *e)
+{
+	unsigned kind = et_rec_kind(e);
+
+	return (kind == ET_REC_CALL || kind == ET_REC_RET) &&
+	       (e->flags & ET_REC_SRC_MASK) == ET_REC_SRC_BREAKPOINT &&
+	       !(e->flags & (ET_REC_F_UNWOUND | ET_REC_F_FTRACE));
+}
+
+uint64_t overhead_clock_event(struct overhead_clock *c, const struct et_ring_record *e)
+{
+	uint64_t t;
+
+	if (!c->on)
+		return e->tsc;
+	t = e->tsc > c->taken ? e->tsc - c->taken : 0;
+	if (t < c->last)
+		t = c->last;
+	c->last = t;
+	/* Its own exit counts from here on. */
+	if (overhead_event_had_exit(e) && c->exits)
+		c->exit_events++;
+	else if ((e->flags & ET_REC_SRC_MASK) == ET_REC_SRC_TRAMPOLINE &&
+		 et_rec_kind(e) == ET_REC_CALL && c->tramp_events)
+		c->tramp_seen++;
+	else
+		return t;
+	c->taken = (c->exits ? share(c->exit_total, c->exit_events, c->exits) : 0) +
+		   (c->tramp_events ? share(c->drain_total, c->tramp_seen, c->tramp_events) : 0);
+	return t;
+}
+
+uint64_t overhead_clock_note(const struct overhead_clock *c, uint64_t tsc)
+{
+	if (!c->on)
+		return tsc;
+	return tsc > c->taken ? tsc - c->taken : 0;
+}
+
+const char *overhead_describe(const struct trace_info *in, bool raw, char *buf, size_t len)
+{
+	const struct trace_overhead *o = &in->overhead;
+
+	if (!in->has_overhead)
+		snprintf(buf, len, "durations as recorded (no OVERHEAD record: the run did not "
+				   "finish, or the VMM could not measure its exits)");
+	else if (raw)
+		snprintf(buf, len, "durations as recorded (--raw-durations): the tracer's %" PRIu64
+				   " exits and %" PRIu64 " drains included",
+			 o->exits, o->drains);
+	else
+		snprintf(buf, len, "durations without the tracer's own cost: %" PRIu64
+				   " breakpoint exits at %" PRIu64 " TSC ticks each and %" PRIu64
+				   " drains at %" PRIu64 " taken out (--raw-durations: as recorded)",
+			 o->exits, overhead_per_exit(o), o->drains, overhead_per_drain(o));
+	return buf;
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Durations without the tracer's own cost. While the guest stands still
+ * for a breakpoint exit or a trampoline drain, its TSC runs on, so every
+ * duration that spans one is longer by it. The trace file's OVERHEAD
+ * record says what those stops cost (measured in the VMM at each exit,
+ * plus the round trip into the guest timed at the start); this clock
+ * takes them out again, event by event in time order:
+ *
+ *   time(e) = max(time(previous event), tsc(e) - taken)
+ *
+ * where taken is what the stops before e cost: each earlier call or
+ * return a breakpoint exit recorded counts the mean cost of a breakpoint
+ * exit (exit_ticks + exits * rest_ticks) / exits; the drains' cost
+ * (drain_ticks + drains * rest_ticks) is spread evenly over the calls the
+ * trampolines recorded. An event's own exit counts after it: the part of
+ * a call's exit after its TSC was read and the part of its return's exit
+ * before add up to one exit, so a function's duration loses one exit for
+ * itself and one for every event inside it. Means, not each exit's own
+ * cost: a single short duration can come out a little long or short, and
+ * never below its predecessor's time (time does not run backwards). The
+ * raw TSC stays in the file; reports show it with --raw-durations.
+ */
+#ifndef VMM_TRACE_OVERHEAD_H
+#define VMM_TRACE_OVERHEAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vmm/trace/trace_file.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct overhead_clock {
+	bool on;		/* an OVERHEAD record, and not raw */
+	uint64_t exit_total;	/* ticks over all breakpoint exits */
+	uint64_t exits;
+	uint64_t drain_total;	/* ticks over all drains */
+	uint64_t tramp_events;	/* the trampolines' calls in the file */
+	uint64_t exit_events, tramp_seen; /* counted so far */
+	uint64_t taken;		/* ticks taken out so far */
+	uint64_t last;		/* the previous event's time */
+};
+
+/* raw: show the TSC as recorded (the clock then changes nothing). */
+void overhead_clock_init(struct overhead_clock *c, const struct trace_info *in, bool raw);
+
+/* Whether e was recorded by a breakpoint exit of the tracer's (a call or
+ * a return; not a VM exit event, an unwound return or the kernel ring's). */
+bool overhead_event_had_exit(const struct et_ring_record *e);
+
+/* e's time without the tracer's cost before it; call once per event, in
+ * the merge's (time) order. */
+uint64_t overhead_clock_event(struct overhead_clock *c, const struct et_ring_record *e);
+
+/* A note's (mark's, drop's) time on the same clock, given where the
+ * events have got to. */
+uint64_t overhead_clock_note(const struct overhead_clock *c, uint64_t tsc);
+
+/* Ticks per breakpoint exit and per drain taken out (0 when none). */
+uint64_t overhead_per_exit(const struct trace_overhead *o);
+uint64_t overhead_per_drain(const struct trace_overhead *o);
+
+/* One line for report headers: what is taken out, or that durations are
+ * raw and why. */
+const char *overhead_describe(const struct trace_info *in, bool raw, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VMM_TRACE_OVERHEAD_H */
