@@ -135,10 +135,11 @@ TEST(LinuxFollow, KernelRingAgreesWithTheKernelsOwnDump)
 	EXPECT_NE(marks.find("NMI sent at trace_init (--nmi-at)"), std::string::npos) << marks;
 }
 
-// Every end reads the kernel's ring, --timeout too: the kernel boots to
-// its /init, which waits for a shell's input that never comes, until
-// --timeout ends the run; the trace then holds the kernel's calls of the
-// whole boot up to that moment. Minutes here: behind the slow-test switch.
+// Every end reads the kernel's ring, --timeout too: the kernel boots
+// (towards an /init that would wait for a shell's input) until --timeout
+// ends the run, wherever it got to (how far depends on the host's speed);
+// the trace then holds the kernel's calls up to that moment. Minutes here:
+// behind the slow-test switch.
 TEST(LinuxFollow, TimeoutKeepsTheKernelsEventsUpToThatMoment)
 {
 	REQUIRE_KVM();
@@ -158,8 +159,6 @@ TEST(LinuxFollow, TimeoutKeepsTheKernelsEventsUpToThatMoment)
 	VmmResult r = run_vmm(run);
 	ASSERT_EQ(r.status, 124) << r.err << r.out.substr(r.out.size() > 3000 ? r.out.size() - 3000 : 0);
 	EXPECT_NE(r.err.find("(--timeout)"), std::string::npos) << r.err;
-	EXPECT_NE(r.out.find("Run /init as init process"), std::string::npos)
-		<< r.out.substr(r.out.size() > 3000 ? r.out.size() - 3000 : 0);
 
 	struct trace_reader *reader = nullptr;
 	ASSERT_EQ(trace_reader_open(&reader, out.c_str()), 0) << et_last_error();
