@@ -388,7 +388,7 @@ FOLLOW_FTRACE = "ftrace=function ftrace_filter=*_init trace_buf_size=4194304 tra
 def follow_run(k, how):
     """Debian to trace_init, where an NMI panics it: the kernel's own
     function tracer on *_init throughout; earlytrace reads its ring (or
-    not, untraced) every 0.1 s or every 0.01 s."""
+    not, untraced) every 0.1 s."""
     if how == "untraced":
         argv = [ET, "run", "--kernel", k, "--mem", "256M", "--append",
                 FOLLOW_APPEND + " " + FOLLOW_FTRACE, "--nmi-at", "trace_init"]
@@ -403,7 +403,9 @@ def section_follow(a, k):
     runs = 1 if a.quick else a.runs
     res = {}
     for i in range(runs):
-        for how in ("untraced", "0.1", "0.01"):
+        # A read every 0.01 s ran for minutes where 0.1 s took one and a
+        # half on nested kvm-pvm (not yet understood): left out until it is.
+        for how in ("untraced", "0.1"):
             log("follow %s run %d/%d" % (how, i + 1, runs))
             res.setdefault(how, []).append(follow_run(k, how))
     base = median([r.wall for r in res["untraced"]])
