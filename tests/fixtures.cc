@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "tests/fixtures.h"
 
+#include <dirent.h>
 #include <sys/stat.h>
+#include <zlib.h>
 #include <unistd.h>
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
@@ -82,6 +85,35 @@ std::string read_file_text(const std::string &path)
 {
 	std::ifstream f(path, std::ios::binary);
 	return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+std::vector<std::string> files_in(const std::string &dir)
+{
+	std::vector<std::string> names;
+	DIR *d = opendir(dir.c_str());
+	if (!d)
+		return names;
+	while (struct dirent *e = readdir(d))
+		if (std::string(e->d_name) != "." && std::string(e->d_name) != "..")
+			names.push_back(e->d_name);
+	closedir(d);
+	std::sort(names.begin(), names.end());
+	return names;
+}
+
+std::vector<uint8_t> gzip(const std::vector<uint8_t> &in)
+{
+	z_stream zs = {};
+	std::vector<uint8_t> out(compressBound(in.size()) + 64);
+	EXPECT_EQ(deflateInit2(&zs, 9, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+	zs.next_in = const_cast<Bytef *>(in.data());
+	zs.avail_in = (uInt)in.size();
+	zs.next_out = out.data();
+	zs.avail_out = (uInt)out.size();
+	EXPECT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
+	out.resize(zs.total_out);
+	deflateEnd(&zs);
+	return out;
 }
 
 TempDir::TempDir()

@@ -45,6 +45,11 @@ bool file_exists(const std::string &path);
 // The whole file; empty when it cannot be read.
 std::vector<uint8_t> read_file_bytes(const std::string &path);
 std::string read_file_text(const std::string &path);
+// The names in a directory (without . and ..), sorted; none when it
+// cannot be read.
+std::vector<std::string> files_in(const std::string &dir);
+// The bytes gzip-compressed (a gzip member, as gzip -9 writes it).
+std::vector<uint8_t> gzip(const std::vector<uint8_t> &in);
 
 // A call event as the tracer records it.
 et_ring_record make_call(uint64_t tsc, uint64_t ip, uint64_t parent, uint32_t cpu = 0,

@@ -20,21 +20,6 @@ namespace {
 
 using Bytes = std::vector<uint8_t>;
 
-Bytes gzip(const Bytes &in)
-{
-	z_stream zs = {};
-	Bytes out(compressBound(in.size()) + 64);
-	EXPECT_EQ(deflateInit2(&zs, 9, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
-	zs.next_in = const_cast<Bytef *>(in.data());
-	zs.avail_in = (uInt)in.size();
-	zs.next_out = out.data();
-	zs.avail_out = (uInt)out.size();
-	EXPECT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
-	out.resize(zs.total_out);
-	deflateEnd(&zs);
-	return out;
-}
-
 void put32(Bytes &b, size_t off, uint32_t v)
 {
 	for (int i = 0; i < 4; i++)

@@ -54,6 +54,70 @@ std::vector<Call> kernel_dump(const std::string &console)
 	return calls;
 }
 
+// The calls of a --follow trace in file order, named: earlytrace's own
+// (before the handoff) and the kernel's (read from its ftrace ring).
+struct FollowTrace {
+	std::vector<Call> early, kernel;
+	size_t early_after_kernel = 0; // own calls filed after a kernel call
+	bool ordered = true;	       // the TSC never goes back
+	uint64_t nr_ftrace = 0, dropped = 0;
+	std::string state, marks;
+};
+
+FollowTrace read_follow_trace(const std::string &path)
+{
+	FollowTrace t;
+	struct trace_reader *reader = nullptr;
+	if (trace_reader_open(&reader, path.c_str()) != 0) {
+		ADD_FAILURE() << et_last_error();
+		return t;
+	}
+	const struct symtab *tab = trace_reader_symtab(reader);
+	auto name = [tab](uint64_t ip) {
+		const struct symbol *s = symtab_lookup(tab, ip, nullptr);
+		return std::string(s ? s->name : "?");
+	};
+	uint64_t last_tsc = 0;
+	struct trace_record rec;
+	while (trace_reader_next(reader, &rec) == 1) {
+		if (rec.type != TRACE_REC_EVENTS)
+			continue;
+		for (size_t i = 0; i < rec.nr_events; i++) {
+			const et_ring_record &e = rec.events[i];
+			if (et_rec_kind(&e) != ET_REC_CALL)
+				continue;
+			t.ordered &= e.tsc >= last_tsc;
+			last_tsc = e.tsc;
+			Call c{ name(e.ip), name(e.parent_ip) };
+			if (e.flags & ET_REC_F_FTRACE) {
+				t.kernel.push_back(c);
+			} else {
+				t.early.push_back(c);
+				t.early_after_kernel += !t.kernel.empty();
+			}
+		}
+	}
+	const struct trace_info *info = trace_reader_info(reader);
+	t.nr_ftrace = info->nr_ftrace;
+	t.dropped = info->dropped;
+	size_t nr_notes = 0;
+	const struct trace_note *notes = trace_reader_notes(reader, &nr_notes);
+	for (size_t i = 0; i < nr_notes; i++)
+		t.marks += std::string(notes[i].text) + "\n";
+	char state_buf[256];
+	t.state = trace_reader_state(reader, state_buf, sizeof(state_buf));
+	trace_reader_close(reader);
+	return t;
+}
+
+bool has_call(const std::vector<Call> &calls, const std::string &fn)
+{
+	for (const Call &c : calls)
+		if (c.fn == fn)
+			return true;
+	return false;
+}
+
 } // namespace
 
 // The NMI (--nmi-at) panics the kernel at trace_init, where its function
@@ -83,56 +147,20 @@ TEST(LinuxFollow, KernelRingAgreesWithTheKernelsOwnDump)
 	std::vector<Call> dump = kernel_dump(r.out);
 	ASSERT_GE(dump.size(), 10u) << r.out.substr(r.out.size() > 6000 ? r.out.size() - 6000 : 0);
 
-	struct trace_reader *reader = nullptr;
-	ASSERT_EQ(trace_reader_open(&reader, out.c_str()), 0) << et_last_error();
-	const struct trace_info *info = trace_reader_info(reader);
-	const struct symtab *tab = trace_reader_symtab(reader);
-	std::vector<Call> ring;
-	size_t early = 0, early_after_ring = 0;
-	std::set<std::string> early_names;
-	uint64_t last_tsc = 0;
-	bool ordered = true;
-	struct trace_record rec;
-	while (trace_reader_next(reader, &rec) == 1) {
-		for (size_t i = 0; i < rec.nr_events; i++) {
-			const et_ring_record &e = rec.events[i];
-			if (et_rec_kind(&e) != ET_REC_CALL)
-				continue;
-			ordered &= e.tsc >= last_tsc;
-			last_tsc = e.tsc;
-			if (!(e.flags & ET_REC_F_FTRACE)) {
-				const struct symbol *s = symtab_lookup(tab, e.ip, nullptr);
-				if (s)
-					early_names.insert(s->name);
-				early++;
-				early_after_ring += !ring.empty();
-				continue;
-			}
-			const struct symbol *s = symtab_lookup(tab, e.ip, nullptr);
-			const struct symbol *p = symtab_lookup(tab, e.parent_ip, nullptr);
-			ring.push_back({ s ? s->name : "?", p ? p->name : "?" });
-		}
-	}
-	std::string marks;
-	size_t nr_notes = 0;
-	const struct trace_note *notes = trace_reader_notes(reader, &nr_notes);
-	for (size_t i = 0; i < nr_notes; i++)
-		marks += std::string(notes[i].text) + "\n";
-	const uint64_t dropped = info->dropped, nr_ftrace = info->nr_ftrace;
-	trace_reader_close(reader);
+	FollowTrace t = read_follow_trace(out);
 	// earlytrace's own, from the first instruction: the filter selects a few
 	// dozen functions before ftrace_init (73 on 6.1.0-56), among them the
 	// two start_kernel calls just before it.
-	EXPECT_GE(early, 20u);
-	EXPECT_TRUE(early_names.count("trap_init")) << early;
-	EXPECT_TRUE(early_names.count("mm_init")) << early;
-	EXPECT_EQ(early_after_ring, 0u); // then the kernel's, after the handoff
-	EXPECT_TRUE(ordered);		  // one clock: the TSC, in both
-	EXPECT_EQ(dropped, 0u);
-	EXPECT_EQ(nr_ftrace, ring.size());
-	EXPECT_EQ(ring, dump);
-	EXPECT_NE(marks.find("follow: blind window of"), std::string::npos) << marks;
-	EXPECT_NE(marks.find("NMI sent at trace_init (--nmi-at)"), std::string::npos) << marks;
+	EXPECT_GE(t.early.size(), 20u);
+	EXPECT_TRUE(has_call(t.early, "trap_init")) << t.early.size();
+	EXPECT_TRUE(has_call(t.early, "mm_init")) << t.early.size();
+	EXPECT_EQ(t.early_after_kernel, 0u); // then the kernel's, after the handoff
+	EXPECT_TRUE(t.ordered);		     // one clock: the TSC, in both
+	EXPECT_EQ(t.dropped, 0u);
+	EXPECT_EQ(t.nr_ftrace, t.kernel.size());
+	EXPECT_EQ(t.kernel, dump);
+	EXPECT_NE(t.marks.find("follow: blind window of"), std::string::npos) << t.marks;
+	EXPECT_NE(t.marks.find("NMI sent at trace_init (--nmi-at)"), std::string::npos) << t.marks;
 }
 
 // Every end reads the kernel's ring, --timeout too: the kernel boots
@@ -160,39 +188,15 @@ TEST(LinuxFollow, TimeoutKeepsTheKernelsEventsUpToThatMoment)
 	ASSERT_EQ(r.status, 124) << r.err << r.out.substr(r.out.size() > 3000 ? r.out.size() - 3000 : 0);
 	EXPECT_NE(r.err.find("(--timeout)"), std::string::npos) << r.err;
 
-	struct trace_reader *reader = nullptr;
-	ASSERT_EQ(trace_reader_open(&reader, out.c_str()), 0) << et_last_error();
-	const struct trace_info *info = trace_reader_info(reader);
-	const struct symtab *tab = trace_reader_symtab(reader);
-	std::set<std::string> kernel_names;
-	struct trace_record rec;
-	uint64_t last_tsc = 0;
-	bool ordered = true;
-	while (trace_reader_next(reader, &rec) == 1) {
-		if (rec.type != TRACE_REC_EVENTS)
-			continue;
-		for (size_t i = 0; i < rec.nr_events; i++) {
-			const et_ring_record &e = rec.events[i];
-			if (et_rec_kind(&e) != ET_REC_CALL)
-				continue;
-			ordered &= e.tsc >= last_tsc;
-			last_tsc = e.tsc;
-			const struct symbol *s = symtab_lookup(tab, e.ip, nullptr);
-			if ((e.flags & ET_REC_F_FTRACE) && s)
-				kernel_names.insert(s->name);
-		}
-	}
-	const uint64_t nr_ftrace = info->nr_ftrace, dropped = info->dropped;
-	char state_buf[256];
-	std::string state = trace_reader_state(reader, state_buf, sizeof(state_buf));
-	trace_reader_close(reader);
-	EXPECT_NE(state.find("timeout"), std::string::npos) << state;
-	EXPECT_TRUE(ordered);
-	EXPECT_EQ(dropped, 0u);
+	FollowTrace t = read_follow_trace(out);
+	EXPECT_NE(t.state.find("timeout"), std::string::npos) << t.state;
+	EXPECT_TRUE(t.ordered);
+	EXPECT_EQ(t.dropped, 0u);
 	// The kernel's calls from the whole boot: start_kernel's rcu_init (just
 	// after the tracer started; kernel/trace/ itself is never traced), then
 	// kernel_init and driver_init in the first task, later.
-	EXPECT_GT(nr_ftrace, 1000u);
+	EXPECT_EQ(t.nr_ftrace, t.kernel.size());
+	EXPECT_GT(t.kernel.size(), 1000u);
 	for (const char *fn : { "rcu_init", "kernel_init", "driver_init" })
-		EXPECT_TRUE(kernel_names.count(fn)) << fn << " of " << nr_ftrace;
+		EXPECT_TRUE(has_call(t.kernel, fn)) << fn << " of " << t.kernel.size();
 }

@@ -5,7 +5,6 @@
 // touched; report/check/domain-xml write a temporary file next to the
 // output and rename it into place; two `trace` runs cannot write one file
 // (the first holds a lock on it). docs/reliability.md, "Output files".
-#include <dirent.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -27,20 +26,6 @@ namespace {
 void write_text(const std::string &path, const std::string &text)
 {
 	std::ofstream(path) << text;
-}
-
-std::vector<std::string> files_in(const std::string &dir)
-{
-	std::vector<std::string> names;
-	DIR *d = opendir(dir.c_str());
-	if (!d)
-		return names;
-	while (struct dirent *e = readdir(d))
-		if (std::string(e->d_name) != "." && std::string(e->d_name) != "..")
-			names.push_back(e->d_name);
-	closedir(d);
-	std::sort(names.begin(), names.end());
-	return names;
 }
 
 // A refusal: status 1, one "earlytrace:" line naming the reason.

@@ -6,7 +6,6 @@
 // a full disk (FaultInMode.FileSizeLimitWhileTracing). The harness starts
 // the VMM with every signal at its default action (vmm_process.cc), so
 // nothing here is masked. docs/reliability.md lists the guarantees.
-#include <dirent.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -73,19 +72,6 @@ VmmRun console_reader_leaves(const std::string &out)
 	run.wait_for = "modules: ";
 	run.close_stdout = true;
 	return run;
-}
-
-std::vector<std::string> files_in(const std::string &dir)
-{
-	std::vector<std::string> names;
-	DIR *d = opendir(dir.c_str());
-	if (!d)
-		return names;
-	while (struct dirent *e = readdir(d))
-		if (std::string(e->d_name) != "." && std::string(e->d_name) != "..")
-			names.push_back(e->d_name);
-	closedir(d);
-	return names;
 }
 
 } // namespace

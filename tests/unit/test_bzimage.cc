@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/fixtures.h"
 #include "tests/shim/earlytrace_shim.h"
 
 namespace {
@@ -29,21 +30,6 @@ Bytes sample_kernel(size_t size)
 	}
 	memcpy(b.data(), "\177ELF", 4);
 	return b;
-}
-
-Bytes gzip(const Bytes &in)
-{
-	z_stream zs = {};
-	Bytes out(compressBound(in.size()) + 64);
-	EXPECT_EQ(deflateInit2(&zs, 9, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
-	zs.next_in = const_cast<Bytef *>(in.data());
-	zs.avail_in = (uInt)in.size();
-	zs.next_out = out.data();
-	zs.avail_out = (uInt)out.size();
-	EXPECT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
-	out.resize(zs.total_out);
-	deflateEnd(&zs);
-	return out;
 }
 
 Bytes xz(const Bytes &in)
