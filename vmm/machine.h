@@ -8,6 +8,7 @@
 #define VMM_MACHINE_H
 
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 
 #include "arch/x86/cpu_model.h"
@@ -57,6 +58,9 @@ struct machine {
 		bool started;
 		_Atomic bool stop;
 		double period_s;
+		void (*fn)(void *ctx, struct vcpu *vcpu);
+		void *ctx;
+		sem_t done; /* posted after each fn (and to stop) */
 	} ticker;
 };
 
@@ -103,7 +107,9 @@ const char *machine_signal_describe(int sig);
  * Calls fn in the vCPU's own thread, with the guest stopped, every
  * period_s seconds of the run (a thread kicks the vCPU out of KVM_RUN;
  * the guest TSC runs with host time, so this is a steady period of guest
- * time too). One per machine. 0, or -1 with an error.
+ * time too). The period counts from the end of one call to the next
+ * request, so however long fn takes the guest runs period_s between two.
+ * One per machine. 0, or -1 with an error.
  */
 int machine_every(struct machine *m, double period_s, void (*fn)(void *ctx, struct vcpu *vcpu),
 		  void *ctx);
