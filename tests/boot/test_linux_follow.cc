@@ -200,3 +200,40 @@ TEST(LinuxFollow, TimeoutKeepsTheKernelsEventsUpToThatMoment)
 	for (const char *fn : { "rcu_init", "kernel_init", "driver_init" })
 		EXPECT_TRUE(has_call(t.kernel, fn)) << fn << " of " << t.kernel.size();
 }
+
+// A boot that hangs in an initcall still has the kernel's events up to
+// the hang: the NMI (--nmi-at) panics the kernel at the start of an early
+// initcall, panic=0 leaves it spinning there (--on-panic continue lets it),
+// and --hang-timeout ends the run, reading the ring once more. Minutes
+// here: behind the slow-test switch.
+TEST(LinuxFollow, HangInAnInitcallKeepsTheKernelsEventsUpToTheHang)
+{
+	REQUIRE_KVM();
+	std::string vmlinuz = debian_kernel_dir() + "/vmlinuz";
+	if (!file_exists(vmlinuz))
+		GTEST_SKIP() << vmlinuz << " is missing: run images/fetch-debian-kernel.sh";
+	if (!getenv("EARLYTRACE_SLOW_TESTS"))
+		GTEST_SKIP() << "a stock-kernel boot to its initcalls; set EARLYTRACE_SLOW_TESTS=1 to run it";
+	TempDir d;
+	std::string out = d.file("follow-hang.trace");
+	VmmRun run;
+	run.args = { "trace", "--kernel", vmlinuz, "--mem", "256M", "--append",
+		     "console=ttyS0 unknown_nmi_panic panic=0", "--follow", "-f", "*_init",
+		     "--nmi-at", "spawn_ksoftirqd", "--on-panic", "continue", "--hang-timeout", "20",
+		     "--output", out, "--timeout", std::to_string((int)kTimeout) };
+	run.harness_timeout_s = kTimeout + 60;
+	VmmResult r = run_vmm(run);
+	ASSERT_EQ(r.status, 124) << r.err << r.out.substr(r.out.size() > 3000 ? r.out.size() - 3000 : 0);
+	EXPECT_NE(r.err.find("hang: no new event for 20 s (--hang-timeout)"), std::string::npos) << r.err;
+	EXPECT_NE(r.out.find("Kernel panic"), std::string::npos);
+
+	FollowTrace t = read_follow_trace(out);
+	EXPECT_NE(t.state.find("hang"), std::string::npos) << t.state;
+	EXPECT_TRUE(t.ordered);
+	EXPECT_EQ(t.dropped, 0u);
+	EXPECT_EQ(t.nr_ftrace, t.kernel.size());
+	// From the tracer's start in start_kernel to the initcalls: rcu_init
+	// early, then kernel_init's first initcalls before the NMI.
+	EXPECT_TRUE(has_call(t.kernel, "rcu_init")) << t.kernel.size();
+	EXPECT_NE(t.marks.find("NMI sent at spawn_ksoftirqd (--nmi-at)"), std::string::npos) << t.marks;
+}
