@@ -159,16 +159,18 @@ TEST_P(HostileGuest, RingOverTheTrampolineRegion)
 	} else {
 		EXPECT_NE(r.out.find("ring-over-tramp handoff result=0\n"), std::string::npos) << r.out;
 		EXPECT_EQ(ct_calls(t, ET_REC_SRC_BREAKPOINT), kCallTree);
-		// The guest's ring overflows: what it kept is in the file, what
-		// it overwrote is counted.
+		// The guest's ring overflows: at least what it kept at the end
+		// is in the file (more when a periodic read came before the
+		// guest overwrote it: the host's timing decides), and every
+		// guest event is either in the file or counted as dropped.
 		std::smatch m;
 		ASSERT_TRUE(std::regex_search(
 			r.out, m, std::regex("ring head=(\\d+) lost=\\d+ capacity=(\\d+) vmm_events=(\\d+)")))
 			<< r.out;
-		long guest = std::stol(m[1]) - std::stol(m[3]), kept = std::min(guest, std::stol(m[2]));
-		EXPECT_GT(guest, kept);
-		EXPECT_EQ(t.by_source[ET_REC_SRC_GUEST], kept);
-		EXPECT_EQ(t.dropped, (uint64_t)(guest - kept));
+		long guest = std::stol(m[1]) - std::stol(m[3]), capacity = std::stol(m[2]);
+		EXPECT_GT(guest, capacity);
+		EXPECT_GE(t.by_source[ET_REC_SRC_GUEST], capacity);
+		EXPECT_EQ(t.by_source[ET_REC_SRC_GUEST] + (long)t.dropped, guest);
 	}
 }
 
