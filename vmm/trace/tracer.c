@@ -665,6 +665,8 @@ void tracer_print_summary(const struct tracer *t, FILE *out, const char *where)
 				(double)t->rec.tsc_khz,
 			(double)t->exit_rest_ticks * 1000.0 / (double)t->rec.tsc_khz,
 			rest_how, waited);
+	else if (waited[0])
+		fprintf(out, "earlytrace: host load: %s\n", waited + 2); /* past "; " */
 	/* Hardware-independent cost: exits per event is what modes differ in. */
 	fprintf(out, "earlytrace: cost: %" PRIu64 " exits to the VMM (every return from KVM_RUN, "
 		     "breakpoints included)\n",
