@@ -462,8 +462,10 @@ def trace_file(events=5, end=True, cut=0):
     out += record(3, evs)
     out += record(4, u64(3) + u64(2000) + b"host buffer full (--overflow stop)")
     if end:
-        # OVERHEAD: tsc, exits, exit_ticks, drains, drain_ticks, rest_ticks
-        out += record(9, u64(2100) + u64(events) + u64(50 * events) + u64(1) + u64(40) + u64(5))
+        # OVERHEAD: tsc, exits, exit_ticks, drains, drain_ticks, rest_ticks,
+        # waited_ticks, flags (waited known, rest timed in the run)
+        out += record(9, u64(2100) + u64(events) + u64(50 * events) + u64(1) + u64(40) + u64(5) +
+                      u64(700) + u64(3))
         out += record(6, u64(events + 3) + u64(events) + u64(3) + u64(0) + b"debug-exit port")
     return out[:len(out) - cut] if cut else out
 

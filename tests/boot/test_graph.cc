@@ -304,6 +304,20 @@ TEST(FunctionGraph, DurationsWithoutTheTracersCost)
 	EXPECT_EQ(ov.exits, 1632u) << "816 calls and 816 returns, each an exit";
 	EXPECT_GT(ov.exit_ticks, 0u);
 	EXPECT_EQ(ov.drains, 0u);
+	// The round trip timed at exits spread over the run (the first 31,
+	// then every 64th...), not only at its first ones.
+	if (ov.flags & TRACE_OVERHEAD_REST_IN_RUN) {
+		std::smatch m;
+		ASSERT_TRUE(std::regex_search(r.err, m, std::regex("timed in the run, (\\d+) times")))
+			<< r.err;
+		EXPECT_GT(std::stoul(m[1]), 31u) << r.err;
+		EXPECT_GT(ov.rest_ticks, 0u);
+	}
+	// The host thread's wait is measured where the host says it, and
+	// said, not taken out.
+	if (ov.flags & TRACE_OVERHEAD_WAITED_KNOWN) {
+		EXPECT_NE(r.err.find("the vCPU thread waited "), std::string::npos) << r.err;
+	}
 
 	VmmResult g = run_vmm({ "report", out, "--format", "graph" });
 	VmmResult graw = run_vmm({ "report", out, "--format", "graph", "--raw-durations" });
@@ -314,6 +328,8 @@ TEST(FunctionGraph, DurationsWithoutTheTracersCost)
 		  std::string::npos)
 		<< g.out.substr(0, 1000);
 	EXPECT_NE(graw.out.find("durations as recorded (--raw-durations)"), std::string::npos);
+	// Corrected durations never exceed the recorded ones, nor go below
+	// zero (the clamp).
 	auto roots = graph_roots(g.out), raw = graph_roots(graw.out);
 	ASSERT_EQ(roots.size(), 4u);
 	ASSERT_EQ(raw.size(), 4u);

@@ -140,3 +140,58 @@ TEST(Overhead, WithoutARecordNothingChanges)
 	EXPECT_NE(std::string(overhead_describe(&in, true, buf, sizeof(buf))).find("--raw-durations"),
 		  std::string::npos);
 }
+
+// The correction subtracts exactly the recorded per-exit cost, and where
+// that would put an event before the one before it (a gap shorter than
+// the mean exit) the event is clamped to that time, never earlier, and
+// counted; raw durations clamp nothing.
+TEST(Overhead, ClampsAreCountedAndNoDurationIsNegative)
+{
+	trace_info in = info_with(4, 2000, 500); // (2000 + 4 * 500) / 4: 1000 ticks an exit
+	std::vector<et_ring_record> evs = {
+		ev(10000, ET_REC_CALL, ET_REC_SRC_BREAKPOINT), // A
+		ev(12000, ET_REC_CALL, ET_REC_SRC_BREAKPOINT), // B: 2000 after A
+		ev(12500, ET_REC_RET, ET_REC_SRC_BREAKPOINT),  // B returns 500 later
+		ev(15000, ET_REC_RET, ET_REC_SRC_BREAKPOINT),  // A returns
+	};
+	overhead_clock c;
+	overhead_clock_init(&c, &in, false);
+	std::vector<uint64_t> t;
+	for (const auto &e : evs)
+		t.push_back(overhead_clock_event(&c, &e));
+	EXPECT_EQ(t[1] - t[0], 1000u) << "B's call: one exit (A's) taken out";
+	EXPECT_EQ(t[2], t[1]) << "B: 500 raw less 1000 would be negative: clamped to 0";
+	EXPECT_EQ(t[3], 15000u - 3000u) << "A's return: three exits before it taken out";
+	EXPECT_EQ(c.clamped, 1u);
+	char buf[256];
+	EXPECT_NE(std::string(overhead_clamped_text(&c, buf, sizeof(buf))).find("1 events"),
+		  std::string::npos)
+		<< buf;
+
+	overhead_clock raw;
+	overhead_clock_init(&raw, &in, true);
+	for (const auto &e : evs)
+		overhead_clock_event(&raw, &e);
+	EXPECT_EQ(raw.clamped, 0u);
+	EXPECT_STREQ(overhead_clamped_text(&raw, buf, sizeof(buf)), "");
+}
+
+// The host thread's wait for a CPU is said, and left in the durations.
+TEST(Overhead, TheHostWaitIsSaidNotTakenOut)
+{
+	trace_info in = info_with(2, 200, 0);
+	in.tsc_khz = 1000000; // 1 GHz: 1 ms is 1e6 ticks
+	in.overhead.waited_ticks = 2500000;
+	in.overhead.flags = TRACE_OVERHEAD_WAITED_KNOWN;
+	char buf[512];
+	EXPECT_NE(std::string(overhead_describe(&in, false, buf, sizeof(buf)))
+			  .find("the vCPU thread waited 2.5 ms for a host CPU"),
+		  std::string::npos)
+		<< buf;
+	std::vector<et_ring_record> evs = { ev(1000, ET_REC_CALL, ET_REC_SRC_BREAKPOINT),
+					    ev(5000, ET_REC_RET, ET_REC_SRC_BREAKPOINT) };
+	EXPECT_EQ(times(in, evs, false), (std::vector<uint64_t>{ 1000, 4900 }));
+	in.overhead.flags = 0; // an older record: not known, not said
+	EXPECT_EQ(std::string(overhead_describe(&in, false, buf, sizeof(buf))).find("waited"),
+		  std::string::npos);
+}

@@ -819,3 +819,45 @@ TEST(TraceFile, FileSizeLimitGivesEfbig)
 }
 
 } // namespace
+
+// OVERHEAD: the writer's record (64 bytes, with the host thread's wait)
+// reads back whole, and a record from before the wait was added (48
+// bytes) still reads, the wait then unknown.
+TEST(TraceFile, OverheadRecordOldAndNew)
+{
+	TempDir d;
+	std::string path = d.file("t.ettrace");
+	trace_reader *r = nullptr;
+	trace_writer *w = nullptr;
+	trace_meta m = test_meta();
+	ASSERT_EQ(trace_writer_open(&w, path.c_str(), &m), 0) << et_last_error();
+	trace_overhead o{ 5000, 4, 240, 1, 90, 40, 123456, TRACE_OVERHEAD_WAITED_KNOWN };
+	ASSERT_EQ(trace_writer_overhead(w, &o), 0);
+	ASSERT_EQ(trace_writer_close(w, 0, 0, "guest exited (0)"), 0);
+	ASSERT_EQ(trace_reader_open(&r, path.c_str()), 0) << et_last_error();
+	const trace_info *in = trace_reader_info(r);
+	ASSERT_TRUE(in->has_overhead);
+	EXPECT_EQ(in->overhead.exits, 4u);
+	EXPECT_EQ(in->overhead.rest_ticks, 40u);
+	EXPECT_EQ(in->overhead.waited_ticks, 123456u);
+	EXPECT_EQ(in->overhead.flags, (uint64_t)TRACE_OVERHEAD_WAITED_KNOWN);
+	trace_reader_close(r);
+
+	std::string v1;
+	for (uint64_t x : { 5000ull, 4ull, 240ull, 1ull, 90ull, 40ull })
+		v1.append((const char *)&x, 8);
+	ASSERT_EQ(v1.size(), (size_t)TRACE_OVERHEAD_LEN_V1);
+	spit(path, file_header() + record(TRACE_REC_OVERHEAD, v1));
+	ASSERT_EQ(trace_reader_open(&r, path.c_str()), 0) << et_last_error();
+	in = trace_reader_info(r);
+	ASSERT_TRUE(in->has_overhead);
+	EXPECT_EQ(in->overhead.exit_ticks, 240u);
+	EXPECT_EQ(in->overhead.rest_ticks, 40u);
+	EXPECT_EQ(in->overhead.waited_ticks, 0u);
+	EXPECT_EQ(in->overhead.flags, 0u);
+	trace_reader_close(r);
+
+	spit(path, file_header() + record(TRACE_REC_OVERHEAD, v1.substr(0, 40)));
+	EXPECT_EQ(trace_reader_open(&r, path.c_str()), -1);
+	EXPECT_NE(strstr(et_last_error(), "OVERHEAD record too short"), nullptr) << et_last_error();
+}

@@ -312,10 +312,18 @@ int vcpu_time_exit_again(struct vcpu *vcpu, const struct kvm_regs *regs, uint64_
 
 	if (regs->rflags & (1u << 9) || vcpu->run->kvm_dirty_regs)
 		return -1;
+	/* The resume that follows hands KVM changed registers (rip past the
+	 * site): this entry loads them too, unchanged, so it costs what that
+	 * one will (measured: 0.15 us more an entry on nested kvm-pvm). */
+	if (vcpu->regs_synced)
+		vcpu->run->kvm_dirty_regs = KVM_SYNC_X86_REGS;
 	before = __rdtsc();
-	if (ioctl(vcpu->fd, KVM_RUN, 0) < 0)
+	if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
+		vcpu->run->kvm_dirty_regs = 0;
 		return -1;
+	}
 	after = __rdtsc();
+	vcpu->run->kvm_dirty_regs = 0;
 	/* Something ran first after all (an NMI): this is another exit, and
 	 * the caller's registers are stale. */
 	if (vcpu->run->exit_reason != reason ||

@@ -137,7 +137,10 @@ int vcpu_time_int3_exits(struct vcpu *vcpu, uint8_t *code, unsigned n, uint64_t 
 /*
  * The same, during the run, from the handler of a breakpoint exit whose
  * int3 is still in place and whose registers are unchanged: one more
- * KVM_RUN, which ends at the same int3 at once, timed in host TSC ticks.
+ * KVM_RUN, which ends at the same int3 at once, timed in host TSC ticks
+ * (with sync regs, the unchanged registers are handed to KVM as the
+ * resume after the handler hands its changed ones, so the entry costs the
+ * same).
  * Only with the guest's interrupts off (otherwise an interrupt could run
  * first and end the KVM_RUN with an exit nobody would handle). 0; -1
  * when it was not tried or the guest did not run (nothing changed); -2

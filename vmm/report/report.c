@@ -11,6 +11,7 @@
 #include "vmm/error.h"
 #include "vmm/report/report_util.h"
 #include "vmm/trace/event.h"
+#include "vmm/trace/overhead.h"
 
 void ob_flush(struct outbuf *ob)
 {
@@ -312,6 +313,14 @@ void report_set_note(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(last_note, sizeof(last_note), fmt, ap);
 	va_end(ap);
+}
+
+void report_note_clamped(const struct overhead_clock *c)
+{
+	char buf[256];
+
+	if (!last_note[0] && overhead_clamped_text(c, buf, sizeof(buf))[0])
+		report_set_note("%s", buf);
 }
 
 int report_write(struct trace_reader *r, enum report_format fmt, FILE *out)

@@ -56,6 +56,9 @@ bool report_raw_durations(void);
 
 const char *report_note(void);
 void report_set_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The overhead clock's clamps as the note, unless another note was set. */
+struct overhead_clock;
+void report_note_clamped(const struct overhead_clock *c);
 
 #ifdef __cplusplus
 }

@@ -224,6 +224,7 @@ int report_folded(struct trace_reader *r, FILE *out)
 		}
 	if (ret < 0)
 		goto out;
+	report_note_clamped(&fo->clock);
 	/* Pack and sort: the same input gives the same output. */
 	for (size_t i = 0; i < fo->cap; i++)
 		if (fo->tab[i].stack)

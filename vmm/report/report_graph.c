@@ -388,6 +388,7 @@ int report_graph(struct trace_reader *r, FILE *out)
 	while ((n = note_merge_rest(&st->notes)))
 		note_line(st, n);
 	ret = ob_finish(st->ob);
+	report_note_clamped(&st->clock);
 	if (st->capped)
 		report_set_note("calls nest %zu levels deep: lines deeper than %d are indented as "
 				"level %d",

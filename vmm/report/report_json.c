@@ -175,7 +175,7 @@ static void other_data(struct json_state *st, struct trace_reader *r)
 	snprintf(buf, sizeof(buf), "%" PRIu64, in->origin_tsc);
 	other_str(ob, "origin_tsc", buf, true);
 	{
-		char what[320];
+		char what[512];
 
 		other_str(ob, "durations",
 			  overhead_describe(in, report_raw_durations(), what, sizeof(what)), true);
@@ -391,6 +391,7 @@ int report_json(struct trace_reader *r, FILE *out)
 			break;
 	}
 	trace_merge_close(m);
+	report_note_clamped(&st.clock);
 	if (ret == 0) {
 		while (st.next_note < st.nr_notes) {
 			uint64_t at = overhead_clock_note(&st.clock, st.notes[st.next_note].tsc);

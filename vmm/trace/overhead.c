@@ -60,8 +60,10 @@ uint64_t overhead_clock_event(struct overhead_clock *c, const struct et_ring_rec
 	if (!c->on)
 		return e->tsc;
 	t = e->tsc > c->taken ? e->tsc - c->taken : 0;
-	if (t < c->last)
+	if (t < c->last) {
 		t = c->last;
+		c->clamped++;
+	}
 	c->last = t;
 	/* Its own exit counts from here on. */
 	if (overhead_event_had_exit(e) && c->exits)
@@ -83,21 +85,54 @@ uint64_t overhead_clock_note(const struct overhead_clock *c, uint64_t tsc)
 	return tsc > c->taken ? tsc - c->taken : 0;
 }
 
-const char *overhead_describe(const struct trace_info *in, bool raw, char *buf, size_t len)
+const char *overhead_clamped_text(const struct overhead_clock *c, char *buf, size_t len)
+{
+	if (!c->on || !c->clamped)
+		return "";
+	snprintf(buf, len, "%" PRIu64 " events would have come before the event before them with "
+			   "the mean exit cost taken out: each was placed at that event's time (no "
+			   "duration below zero; --raw-durations: as recorded)",
+		 c->clamped);
+	return buf;
+}
+
+/* ", the vCPU thread waited N ms for a host CPU (...)" when the record
+ * says, "" otherwise. */
+static const char *waited_text(const struct trace_info *in, char *buf, size_t len)
 {
 	const struct trace_overhead *o = &in->overhead;
 
+	buf[0] = '\0';
+	if (!(o->flags & TRACE_OVERHEAD_WAITED_KNOWN))
+		return buf;
+	if (in->tsc_khz)
+		snprintf(buf, len, "; the vCPU thread waited %.1f ms for a host CPU during the run "
+				   "(host load, left in)",
+			 (double)o->waited_ticks / (double)in->tsc_khz);
+	else
+		snprintf(buf, len, "; the vCPU thread waited %" PRIu64 " TSC ticks for a host CPU "
+				   "during the run (host load, left in)",
+			 o->waited_ticks);
+	return buf;
+}
+
+const char *overhead_describe(const struct trace_info *in, bool raw, char *buf, size_t len)
+{
+	const struct trace_overhead *o = &in->overhead;
+	char waited[128];
+
+	waited_text(in, waited, sizeof(waited));
 	if (!in->has_overhead)
 		snprintf(buf, len, "durations as recorded (no OVERHEAD record: the run did not "
 				   "finish, or the VMM could not measure its exits)");
 	else if (raw)
 		snprintf(buf, len, "durations as recorded (--raw-durations): the tracer's %" PRIu64
-				   " exits and %" PRIu64 " drains included",
-			 o->exits, o->drains);
+				   " exits and %" PRIu64 " drains included%s",
+			 o->exits, o->drains, waited);
 	else
 		snprintf(buf, len, "durations without the tracer's own cost: %" PRIu64
 				   " breakpoint exits at %" PRIu64 " TSC ticks each and %" PRIu64
-				   " drains at %" PRIu64 " taken out (--raw-durations: as recorded)",
-			 o->exits, overhead_per_exit(o), o->drains, overhead_per_drain(o));
+				   " drains at %" PRIu64 " taken out (--raw-durations: as recorded)%s",
+			 o->exits, overhead_per_exit(o), o->drains, overhead_per_drain(o), waited);
 	return buf;
 }

@@ -18,8 +18,14 @@
  * before add up to one exit, so a function's duration loses one exit for
  * itself and one for every event inside it. Means, not each exit's own
  * cost: a single short duration can come out a little long or short, and
- * never below its predecessor's time (time does not run backwards). The
- * raw TSC stays in the file; reports show it with --raw-durations.
+ * never below its predecessor's time (time does not run backwards: such
+ * an event is placed at its predecessor's time and counted in `clamped`,
+ * so no duration is negative). The raw TSC stays in the file; reports
+ * show it with --raw-durations.
+ *
+ * What the guest's TSC counts while the vCPU's host thread waits for a
+ * host CPU (the record's waited_ticks) is host load, not the tracer: it
+ * stays in, and the header line says how much there was.
  */
 #ifndef VMM_TRACE_OVERHEAD_H
 #define VMM_TRACE_OVERHEAD_H
@@ -43,6 +49,7 @@ struct overhead_clock {
 	uint64_t exit_events, tramp_seen; /* counted so far */
 	uint64_t taken;		/* ticks taken out so far */
 	uint64_t last;		/* the previous event's time */
+	uint64_t clamped;	/* events placed at their predecessor's time */
 };
 
 /* raw: show the TSC as recorded (the clock then changes nothing). */
@@ -59,6 +66,10 @@ uint64_t overhead_clock_event(struct overhead_clock *c, const struct et_ring_rec
 /* A note's (mark's, drop's) time on the same clock, given where the
  * events have got to. */
 uint64_t overhead_clock_note(const struct overhead_clock *c, uint64_t tsc);
+
+/* For the report's closing note: how many events the clock clamped, ""
+ * when none. */
+const char *overhead_clamped_text(const struct overhead_clock *c, char *buf, size_t len);
 
 /* Ticks per breakpoint exit and per drain taken out (0 when none). */
 uint64_t overhead_per_exit(const struct trace_overhead *o);

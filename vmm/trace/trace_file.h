@@ -77,13 +77,27 @@ enum trace_record_type {
  * exit_ticks the host's time in user space for them, measured at each;
  * drains: the drain exits trampoline batches asked for, drain_ticks the
  * same; rest_ticks: what each exit costs beyond that (into the guest and
- * back), timed at the start of the run; 0 when it could not be. */
+ * back), timed at the start of the run; 0 when it could not be.
+ * waited_ticks (48 bytes on; older records end before it): how long the
+ * vCPU's host thread waited for a host CPU during the run (other
+ * processes ran), which the guest's TSC counts as guest time; it is no
+ * cost of the tracer's and reports leave it in, but say it. */
 struct trace_overhead {
 	uint64_t tsc; /* guest TSC when written */
 	uint64_t exits, exit_ticks;
 	uint64_t drains, drain_ticks;
 	uint64_t rest_ticks;
+	uint64_t waited_ticks;
+	uint64_t flags; /* TRACE_OVERHEAD_* */
 };
+
+#define TRACE_OVERHEAD_LEN_V1 48 /* before waited_ticks */
+#define TRACE_OVERHEAD_LEN 64
+/* flags: waited_ticks was measured (the host says its threads' run
+ * queue delays); rest_ticks was timed at the run's own breakpoint exits
+ * (otherwise at the guest's first instruction, or not at all). */
+#define TRACE_OVERHEAD_WAITED_KNOWN 1u
+#define TRACE_OVERHEAD_REST_IN_RUN 2u
 
 /* What a KEVENT is (vmm/ftrace/entries.h decodes them). */
 enum trace_kevent_kind {

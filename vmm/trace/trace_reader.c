@@ -467,7 +467,7 @@ static int read_record(struct trace_reader *r, struct trace_record *rec)
 		break;
 	}
 	case TRACE_REC_OVERHEAD:
-		if (len < 48)
+		if (len < TRACE_OVERHEAD_LEN_V1)
 			return corrupt(r, off, "OVERHEAD record too short");
 		rec->tsc = get_u64(r->buf);
 		break;
@@ -579,6 +579,9 @@ static int account(struct trace_reader *r, const struct trace_record *rec)
 		o->drains = get_u64(p + 24);
 		o->drain_ticks = get_u64(p + 32);
 		o->rest_ticks = get_u64(p + 40);
+		/* Older writers end here: the wait is then not known. */
+		o->waited_ticks = rec->len >= TRACE_OVERHEAD_LEN ? get_u64(p + 48) : 0;
+		o->flags = rec->len >= TRACE_OVERHEAD_LEN ? get_u64(p + 56) : 0;
 		in->has_overhead = true;
 		return 0;
 	}

@@ -512,8 +512,9 @@ int trace_writer_kevent(struct trace_writer *w, const struct trace_kevent *k)
 
 int trace_writer_overhead(struct trace_writer *w, const struct trace_overhead *o)
 {
-	const uint64_t v[6] = { o->tsc, o->exits, o->exit_ticks, o->drains, o->drain_ticks,
-				o->rest_ticks };
+	const uint64_t v[TRACE_OVERHEAD_LEN / 8] = { o->tsc,	     o->exits,	     o->exit_ticks,
+						     o->drains,	     o->drain_ticks, o->rest_ticks,
+						     o->waited_ticks, o->flags };
 	uint8_t *p;
 
 	if (w->failed)
@@ -521,7 +522,7 @@ int trace_writer_overhead(struct trace_writer *w, const struct trace_overhead *o
 	p = reserve(w, sizeof(v), true);
 	if (!p)
 		return -1;
-	for (int i = 0; i < 6; i++)
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 		put_u64(p + 8 * i, v[i]);
 	return emit(w, TRACE_REC_OVERHEAD, sizeof(v));
 }

@@ -65,6 +65,51 @@ static struct patched_site *site_at_rip(struct tracer *t, const struct kvm_regs 
 	return site && site->armed ? site : NULL;
 }
 
+/* Whether this breakpoint exit (a call's or a return's; n of them came
+ * before it) times its round trip again: the first TRACER_REST_FIRST,
+ * then every rest_every-th; a full array keeps every other sample and
+ * halves the rate. */
+static bool rest_sample_due(struct tracer *t, uint64_t n)
+{
+	if (n < TRACER_REST_FIRST)
+		return t->nr_rest_samples < TRACER_REST_FIRST;
+	if (!t->rest_every)
+		t->rest_every = TRACER_REST_EVERY;
+	if (n % t->rest_every)
+		return false;
+	if (t->nr_rest_samples == TRACER_REST_SAMPLES) {
+		for (unsigned i = 0; i < TRACER_REST_SAMPLES / 2; i++)
+			t->rest_samples[i] = t->rest_samples[2 * i];
+		t->nr_rest_samples = TRACER_REST_SAMPLES / 2;
+		t->rest_every *= 2;
+		return n % t->rest_every == 0;
+	}
+	return true;
+}
+
+/* The exit's cost beyond the VMM's work, in the guest's own state: this
+ * exit once more, when a sample is due (its time is charged with the rest
+ * of the exit). False when the run must stop. */
+static bool time_exit_again(struct tracer *t, struct vcpu *vcpu, const struct kvm_regs *regs)
+{
+	int timed;
+
+	if (!rest_sample_due(t, t->bp_charge.exits))
+		return true;
+	timed = vcpu_time_exit_again(vcpu, regs, &t->rest_samples[t->nr_rest_samples]);
+	if (timed == 0) {
+		t->nr_rest_samples++;
+		t->rest_timed++;
+	} else if (timed == -2) {
+		/* Never resume the guest from registers it has left. */
+		et_error("an exit timed at a breakpoint ended elsewhere (an NMI ran "
+			 "first): the guest's state cannot be resumed");
+		vm_request_stop(&t->m->vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
+		return false;
+	}
+	return true;
+}
+
 /* An int3 exit: ours if it sits on an armed site. Record the call and
  * resume after the site, which is a nop, or a call to __fentry__ that
  * only returns this early (checked: see check_call_sites()). */
@@ -78,6 +123,11 @@ static bool on_int3(void *ctx, struct vcpu *vcpu, struct kvm_regs *regs,
 	if (!t->capturing)
 		return false;
 	site = site_at_rip(t, regs, sregs, &pg);
+	/* A return's exit is timed as a call's is (before the return moves
+	 * the registers); a guest's own int3 timed so costs the same. */
+	if (((site && site->kind == PATCH_INT3) || (!site && t->graph.enabled)) &&
+	    !time_exit_again(t, vcpu, regs))
+		return true;
 	if (!site && t->graph.enabled && graph_on_return(&t->graph, vcpu, regs, sregs, &pg)) {
 		vcpu->charge = &t->bp_charge;
 		if (vcpu_set_regs(vcpu, regs) < 0)
@@ -86,21 +136,6 @@ static bool on_int3(void *ctx, struct vcpu *vcpu, struct kvm_regs *regs,
 	}
 	if (!site || site->kind != PATCH_INT3)
 		return false;
-	/* The exit's cost beyond the VMM's work, in the guest's own state:
-	 * this exit once more (its time is charged with the rest of it). */
-	if (t->nr_rest_samples < TRACER_REST_SAMPLES) {
-		int timed = vcpu_time_exit_again(vcpu, regs, &t->rest_samples[t->nr_rest_samples]);
-
-		if (timed == 0) {
-			t->nr_rest_samples++;
-		} else if (timed == -2) {
-			/* Never resume the guest from registers it has left. */
-			et_error("an exit timed at a breakpoint ended elsewhere (an NMI ran "
-				 "first): the guest's state cannot be resumed");
-			vm_request_stop(&t->m->vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
-			return true;
-		}
-	}
 	record_call(t, vcpu, site, regs, sregs, &pg);
 	vcpu->charge = &t->bp_charge;
 	regs->rip += X86_SITE_LEN;
@@ -408,6 +443,27 @@ static void time_exits(struct tracer *t)
 	t->exits_timed = code && vcpu_time_int3_exits(vcpu, code, 31, &t->exit_rest_ticks) == 0;
 }
 
+/* The nanoseconds this thread has spent waiting for a CPU on the host's
+ * run queues (other processes ran), the second field of schedstat; -1
+ * where the host does not say (no CONFIG_SCHED_INFO). The guest's TSC
+ * runs on meanwhile: an untraced run is as exposed to it as a traced one,
+ * per second, but a traced run is longer and gets more. */
+static int host_wait_ns(uint64_t *ns)
+{
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+	unsigned long long run, wait;
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fscanf(f, "%llu %llu", &run, &wait) == 2;
+	fclose(f);
+	if (!ok)
+		return -1;
+	*ns = wait;
+	return 0;
+}
+
 /* Time zero for every report: the guest TSC as the guest is about to run
  * its first instruction (machine_run() comes right after tracer_attach()).
  * Without it (KVM refused the MSR) reports count from the earliest event. */
@@ -457,6 +513,8 @@ int tracer_attach(struct tracer *t, struct machine *m, const struct trace_option
 	sites_free(&t->sites);
 	if (machine_release_image(m))
 		return -1;
+	/* The vCPU runs on this thread (machine_run). */
+	t->host_wait_known = host_wait_ns(&t->host_wait_ns) == 0;
 	return write_time_zero(t);
 }
 
@@ -470,9 +528,14 @@ static int compare_u64(const void *a, const void *b)
 int tracer_finish(struct tracer *t)
 {
 	char reason[sizeof(t->fr.end)], write_error[320];
-	uint64_t dropped, recorded, lost;
+	uint64_t dropped, recorded, lost, waited_ns = 0;
+	bool waited_known = t->host_wait_known && host_wait_ns(&waited_ns) == 0 &&
+			    waited_ns >= t->host_wait_ns;
 	int ret;
 
+	waited_ns = waited_known ? waited_ns - t->host_wait_ns : 0;
+	t->waited_ns = waited_ns;
+	t->waited_known = waited_known;
 	flight_recorder_stop(&t->fr);
 	tracer_stop_capture(t, NULL);
 	exit_events_detach(&t->exits);
@@ -501,6 +564,10 @@ int tracer_finish(struct tracer *t)
 			.drains = t->tramp.drain_charge.exits,
 			.drain_ticks = t->tramp.drain_charge.ticks,
 			.rest_ticks = t->exit_rest_ticks,
+			.waited_ticks = (uint64_t)((unsigned __int128)waited_ns * t->rec.tsc_khz /
+						   1000000u),
+			.flags = (waited_known && t->rec.tsc_khz ? TRACE_OVERHEAD_WAITED_KNOWN : 0) |
+				 (t->nr_rest_samples ? TRACE_OVERHEAD_REST_IN_RUN : 0),
 		};
 
 		trace_writer_overhead(t->rec.out, &ov);
@@ -537,6 +604,7 @@ void tracer_print_summary(const struct tracer *t, FILE *out, const char *where)
 	const struct tramp_mode *tm = &t->tramp;
 	const struct graph *g = &t->graph;
 	const struct kernel_ring *kr = &t->kring;
+	char waited[128] = "", rest_how[64];
 
 	/* The vocabulary of every report: calls, returns, exits (the VM exits
 	 * recorded as events), kernel events (the kernel's own text and raw
@@ -574,18 +642,31 @@ void tracer_print_summary(const struct tracer *t, FILE *out, const char *where)
 			" drains (%" PRIu64 " asked for by the guest)\n",
 			tm->tramp.region.desc, tm->tramp.capacity, tm->tramp.drains,
 			tm->tramp.full_drains);
+	/* Host load the durations keep: the time the guest's TSC ran while
+	 * this thread waited for a host CPU. */
+	if (t->waited_known)
+		snprintf(waited, sizeof(waited),
+			 "; the vCPU thread waited %.1f ms for a host CPU (other processes ran; "
+			 "left in the durations)",
+			 (double)t->waited_ns / 1e6);
+	if (t->nr_rest_samples)
+		snprintf(rest_how, sizeof(rest_how), "timed in the run, %" PRIu64 " times",
+			 t->rest_timed);
+	else
+		snprintf(rest_how, sizeof(rest_how), "%s",
+			 t->exits_timed ? "timed at start" : "not timed");
 	/* The VMM's own work per breakpoint exit, as measured at each. */
 	if (t->bp_charge.exits && t->rec.tsc_khz)
 		fprintf(out,
 			"earlytrace: tracer cost: %" PRIu64 " breakpoint exits, %.2f us each in the "
-			"VMM's user space, %.2f us into the guest and back (%s)\n",
+			"VMM's user space, %.2f us into the guest and back (%s)%s\n",
 			t->bp_charge.exits,
 			(double)t->bp_charge.ticks / (double)t->bp_charge.exits * 1000.0 /
 				(double)t->rec.tsc_khz,
 			(double)t->exit_rest_ticks * 1000.0 / (double)t->rec.tsc_khz,
-			t->nr_rest_samples ? "timed in the run"
-			: t->exits_timed   ? "timed at start"
-					   : "not timed");
+			rest_how, waited);
+	else if (waited[0])
+		fprintf(out, "earlytrace: host load: %s\n", waited + 2); /* past "; " */
 	/* Hardware-independent cost: exits per event is what modes differ in. */
 	fprintf(out, "earlytrace: cost: %" PRIu64 " exits to the VMM (every return from KVM_RUN, "
 		     "breakpoints included)\n",

@@ -59,7 +59,13 @@ struct trace_options {
 	const char *expect;	   /* --expect FILE: check the trace (cmd/trace.c) */
 };
 
-#define TRACER_REST_SAMPLES 31
+/* Round trips timed at breakpoint exits: every exit until the array
+ * holds TRACER_REST_FIRST, then every rest_every-th, which doubles
+ * whenever the array fills and every other sample is dropped: samples
+ * spread over the whole run, in bounded memory. */
+#define TRACER_REST_SAMPLES 256
+#define TRACER_REST_FIRST 31
+#define TRACER_REST_EVERY 64
 
 struct tracer {
 	struct machine *m;
@@ -84,10 +90,19 @@ struct tracer {
 	struct exit_charge bp_charge;
 	uint64_t exit_rest_ticks;
 	bool exits_timed;
-	/* The same timed again at the first breakpoint exits of the run,
-	 * where the guest runs as it will (its paging, its caches). */
+	/* The same timed again at breakpoint exits of the run, where the
+	 * guest runs as it will (its paging, its caches): the first ones and
+	 * then spread over the run (TRACER_REST_*). */
 	uint64_t rest_samples[TRACER_REST_SAMPLES];
 	unsigned nr_rest_samples;
+	uint64_t rest_every;	 /* breakpoint exits between two samples, after the first */
+	uint64_t rest_timed;	 /* round trips timed in all */
+	/* How long this (the vCPU's) thread had waited for a host CPU when
+	 * the guest started (host_wait_known: the host says). */
+	uint64_t host_wait_ns;
+	bool host_wait_known;
+	uint64_t waited_ns;	 /* and over the run (tracer_finish) */
+	bool waited_known;
 	bool has_origin;	 /* origin_tsc was read */
 	uint64_t origin_tsc;	 /* the guest TSC at its first instruction */
 };
