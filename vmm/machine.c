@@ -90,14 +90,20 @@ static void on_stop_signal(int sig, siginfo_t *info, void *ucontext)
 	else
 		vm_request_stop_detail(&m->vm, VM_STOP_SIGNAL, EXIT_STATUS_SIGNAL_BASE + sig,
 				       machine_signal_describe(sig));
+	/* The ending signals come to the boot processor's thread (the
+	 * others block them); it stops the rest when its run ends. */
 	vcpu_kick(&m->vcpu);
 }
 
+/* The kicker set the vCPU's immediate_exit already; the signal itself
+ * ends a KVM_RUN in progress. */
 static void on_kick_signal(int sig)
 {
+	struct vcpu *vcpu = vcpu_current();
+
 	(void)sig;
-	if (signal_target)
-		vcpu_kick(&signal_target->vcpu);
+	if (vcpu)
+		vcpu_kick(vcpu);
 }
 
 void machine_signals_catch(void)
@@ -282,7 +288,7 @@ static int load_guest(struct machine *m, const struct run_options *o,
 	if (o->initrd && initrd_load(&m->vm.mem, o->initrd, m->kernel.phys_end,
 				     &boot.initrd_paddr, &boot.initrd_size))
 		return -1;
-	boot.acpi_rsdp = acpi_write_tables(&m->vm.mem);
+	boot.acpi_rsdp = acpi_write_tables_cpus(&m->vm.mem, m->nr_cpus);
 	if (!boot.acpi_rsdp || reset_vector_install(&m->vm.mem))
 		return -1;
 	if (vcpu_get_sregs(&m->vcpu, &sregs))
@@ -367,12 +373,40 @@ static int exit_status_for(struct machine *m, double timeout_s)
 	return status;
 }
 
+/* vCPUs 1..N-1, waiting for INIT and SIPI (KVM's reset state for a vCPU
+ * other than 0 beside an in-kernel local APIC). */
+static int create_aps(struct machine *m, const struct run_options *o)
+{
+	unsigned want = o->nr_cpus ? o->nr_cpus : 1, most = vm_recommended_vcpus(&m->vm);
+
+	if (want > most)
+		return et_error("--cpus %u: KVM here recommends at most %u vCPUs "
+				"(KVM_CAP_NR_VCPUS)", want, most);
+	if (want == 1)
+		return 0;
+	m->aps = calloc(want - 1, sizeof(*m->aps));
+	m->ap_threads = calloc(want - 1, sizeof(*m->ap_threads));
+	if (!m->aps || !m->ap_threads)
+		return et_error("out of memory");
+	for (unsigned i = 1; i < want; i++) {
+		m->aps[i - 1].fd = -1;
+		if (vcpu_create(&m->aps[i - 1], &m->vm, i, m->model))
+			return -1;
+		m->nr_cpus = i + 1;
+		if (vcpu_set_firmware_msrs(&m->aps[i - 1]))
+			return -1;
+	}
+	return 0;
+}
+
 int machine_create(struct machine *m, const struct run_options *o)
 {
 	enum boot_protocol protocol;
 
 	memset(m, 0, sizeof(*m));
 	m->vcpu.fd = -1;
+	m->nr_cpus = 1;
+	pthread_mutex_init(&m->kick_lock, NULL); /* a plain mutex: nothing to destroy */
 	m->vm.vm_fd = m->vm.kvm_fd = -1;
 	m->opts = o;
 	m->model = cpu_model_find(o->cpu_model);
@@ -384,18 +418,79 @@ int machine_create(struct machine *m, const struct run_options *o)
 		goto fail;
 	if (vm_create(&m->vm, o->mem_size))
 		goto fail;
-	if (vcpu_create(&m->vcpu, &m->vm, 0, m->model))
+	if (vcpu_create(&m->vcpu, &m->vm, 0, m->model) || create_aps(m, o))
 		goto fail;
 	if (attach_devices(m) || load_guest(m, o, m->model, protocol) || load_symbols(m, o) ||
 	    nmi_at_start(m))
 		goto fail;
-	m->vcpu.symbolize = symbolize;
-	m->vcpu.symbolize_ctx = &m->symbols;
-	m->vcpu.debug_io = o->debug_io;
+	for (unsigned i = 0; i < m->nr_cpus; i++) {
+		struct vcpu *v = machine_vcpu(m, i);
+
+		v->symbolize = symbolize;
+		v->symbolize_ctx = &m->symbols;
+		v->debug_io = o->debug_io;
+	}
 	return 0;
 fail:
 	machine_destroy(m);
 	return -1;
+}
+
+/* An application processor's thread: its run, then the others told. */
+static void *ap_main(void *arg)
+{
+	struct vcpu *vcpu = arg;
+
+	if (vcpu_run(vcpu))
+		et_print_error();
+	vm_kick_others(vcpu->vm, vcpu);
+	return NULL;
+}
+
+/* Every ending signal goes to the boot processor's thread: the APs' block
+ * them (the kick signal stays open). */
+static int start_aps(struct machine *m)
+{
+	sigset_t mask, old;
+	int err = 0;
+
+	sigfillset(&mask);
+	sigdelset(&mask, KICK_SIGNAL);
+	pthread_sigmask(SIG_SETMASK, &mask, &old);
+	for (unsigned i = 1; i < m->nr_cpus && !err; i++) {
+		err = pthread_create(&m->ap_threads[i - 1], NULL, ap_main, &m->aps[i - 1]);
+		if (!err)
+			m->ap_threads_started = i;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		errno = err;
+		return et_error_errno("cannot start a vCPU thread");
+	}
+	return 0;
+}
+
+/* All vCPUs stop together: whichever ended the run, the rest leave
+ * KVM_RUN (a halted AP too) and their threads end. */
+static void stop_aps(struct machine *m)
+{
+	if (!m->ap_threads_started)
+		return;
+	pthread_mutex_lock(&m->kick_lock);
+	atomic_store(&m->running, false);
+	pthread_mutex_unlock(&m->kick_lock);
+	for (unsigned i = 1; i <= m->ap_threads_started; i++) {
+		vcpu_kick(&m->aps[i - 1]);
+		pthread_kill(m->ap_threads[i - 1], KICK_SIGNAL);
+	}
+	for (unsigned i = 1; i <= m->ap_threads_started; i++)
+		pthread_join(m->ap_threads[i - 1], NULL);
+	m->ap_threads_started = 0;
+}
+
+static void kick_from_vm(void *ctx, struct vcpu *vcpu)
+{
+	machine_kick_vcpu(ctx, vcpu);
 }
 
 int machine_run(struct machine *m)
@@ -404,10 +499,14 @@ int machine_run(struct machine *m)
 
 	install_signals(m, m->opts->timeout_s);
 	m->run_thread = pthread_self();
+	m->vm.exit_lock_on = m->nr_cpus > 1;
+	m->vm.kick = kick_from_vm;
+	m->vm.kick_ctx = m;
 	atomic_store(&m->running, true);
-	if (console_start(&m->console, &m->com1, &m->vm, KICK_SIGNAL) == 0) {
+	if (console_start(&m->console, &m->com1, &m->vm, KICK_SIGNAL) == 0 && start_aps(m) == 0) {
 		bool ok = vcpu_run(&m->vcpu) == 0;
 
+		stop_aps(m);
 		console_stop(&m->console);
 		/* The reset vector's code resets through the reset control
 		 * register: name the path the kernel took. */
@@ -418,21 +517,36 @@ int machine_run(struct machine *m)
 		else
 			et_print_error();
 	} else {
+		vm_request_stop(&m->vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
+		stop_aps(m);
+		console_stop(&m->console);
 		et_print_error();
 	}
 	stop_ticker(m);
+	pthread_mutex_lock(&m->kick_lock);
 	atomic_store(&m->running, false);
+	pthread_mutex_unlock(&m->kick_lock);
+	m->vm.kick = NULL;
 	remove_signals();
 	return status;
 }
 
+void machine_kick_vcpu(struct machine *m, struct vcpu *vcpu)
+{
+	vcpu_kick(vcpu);
+	/* The signal takes a KVM_RUN that sleeps in a halt out of it; only
+	 * while machine_run() has its handler installed and the vCPU's
+	 * thread is there to take it. */
+	pthread_mutex_lock(&m->kick_lock);
+	if (atomic_load(&m->running) && vcpu->id <= m->ap_threads_started)
+		pthread_kill(vcpu->id ? m->ap_threads[vcpu->id - 1] : m->run_thread, KICK_SIGNAL);
+	pthread_mutex_unlock(&m->kick_lock);
+}
+
 void machine_kick(struct machine *m)
 {
-	vcpu_kick(&m->vcpu);
-	/* The signal takes a KVM_RUN that sleeps in a halt out of it; only
-	 * while machine_run() has its handler installed. */
-	if (atomic_load(&m->running))
-		pthread_kill(m->run_thread, KICK_SIGNAL);
+	for (unsigned i = 0; i < m->nr_cpus; i++)
+		machine_kick_vcpu(m, machine_vcpu(m, i));
 }
 
 static void *ticker_main(void *arg)
@@ -448,7 +562,7 @@ static void *ticker_main(void *arg)
 		if (atomic_load(&m->ticker.stop))
 			break;
 		__atomic_store_n(&m->vcpu.work_pending, 1, __ATOMIC_RELEASE);
-		machine_kick(m);
+		machine_kick_vcpu(m, &m->vcpu);
 		/* The next period starts when this work is done: a request
 		 * every period regardless would, once the work takes longer
 		 * than the period, leave the guest no time to run at all. */
@@ -513,6 +627,14 @@ void machine_destroy(struct machine *m)
 {
 	stop_ticker(m);
 	symbols_free(&m->symbols);
+	for (unsigned i = 1; i < m->nr_cpus; i++)
+		if (m->aps[i - 1].fd >= 0)
+			vcpu_destroy(&m->aps[i - 1]);
+	free(m->aps);
+	free(m->ap_threads);
+	m->aps = NULL;
+	m->ap_threads = NULL;
+	m->nr_cpus = 1;
 	if (m->vcpu.fd >= 0)
 		vcpu_destroy(&m->vcpu);
 	if (m->com1.set_irq) /* initialized */

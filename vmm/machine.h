@@ -28,7 +28,15 @@
 
 struct machine {
 	struct vm vm;
-	struct vcpu vcpu;
+	struct vcpu vcpu; /* the boot processor, vCPU 0 */
+	/* --cpus N: the application processors, vCPUs 1 to N-1, each run by a
+	 * thread of its own (the boot processor's is machine_run()'s), which
+	 * wait for the guest's INIT and SIPI. */
+	unsigned nr_cpus;
+	struct vcpu *aps;
+	pthread_t *ap_threads;
+	unsigned ap_threads_started;
+	pthread_mutex_t kick_lock; /* kicks against the threads' end */
 	struct serial8250 com1;
 	struct i8042 kbc;
 	struct debug_exit debug_exit;
@@ -64,6 +72,12 @@ struct machine {
 	} ticker;
 };
 
+/* vCPU i of m (0: the boot processor), i < m->nr_cpus. */
+static inline struct vcpu *machine_vcpu(struct machine *m, unsigned i)
+{
+	return i ? &m->aps[i - 1] : &m->vcpu;
+}
+
 /* Hardware breakpoint slots (struct guest_debug) by owner. */
 enum {
 	MACHINE_HW_BP_PANIC = 0, /* panic(), then the end of its output (panic_watch) */
@@ -81,9 +95,11 @@ int machine_create(struct machine *m, const struct run_options *o);
  * and prints what the user must know about how the run ended. */
 int machine_run(struct machine *m);
 
-/* Makes the vCPU leave KVM_RUN now, even from a halt, from any thread
- * (a watchdog); it notices a stop requested before. */
+/* Makes every vCPU leave KVM_RUN now, even from a halt, from any thread
+ * (a watchdog); each notices a stop requested before. */
 void machine_kick(struct machine *m);
+/* The same for one vCPU. */
+void machine_kick_vcpu(struct machine *m, struct vcpu *vcpu);
 
 void machine_destroy(struct machine *m);
 

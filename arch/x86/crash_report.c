@@ -78,7 +78,10 @@ static void print_segment(const char *name, const struct kvm_segment *seg, FILE 
 
 void crash_report(struct vcpu *vcpu, const char *what, FILE *out)
 {
-	fprintf(out, "earlytrace: guest stopped: %s\n", what);
+	if (vcpu->vm && vcpu->vm->nr_vcpus > 1)
+		fprintf(out, "earlytrace: guest stopped on vCPU %u: %s\n", vcpu->id, what);
+	else
+		fprintf(out, "earlytrace: guest stopped: %s\n", what);
 	exit_details(vcpu->run, out);
 	crash_report_state(vcpu, out);
 }

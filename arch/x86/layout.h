@@ -73,6 +73,7 @@
  * the VMM), and an address no device claims, where every access is an
  * MMIO exit the VMM answers with all ones (the test kernels use it). */
 #define LAYOUT_LOCAL_APIC 0xfee00000
+#define LAYOUT_IO_APIC 0xfec00000 /* KVM's in-kernel I/O APIC */
 #define LAYOUT_UNCLAIMED_MMIO 0xd0000000
 
 /* Smallest RAM we accept: boot structures + 1 MiB of kernel room. */

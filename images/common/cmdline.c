@@ -120,6 +120,13 @@ static void apply_word(struct word w, struct boot_opts *opts)
 			bad_word(w);
 	} else if (word_is(w, "regcheck")) {
 		opts->regcheck = true;
+	} else if (word_is(w, "smp")) {
+		opts->smp = true;
+	} else if (word_value(w, "smp", &v)) {
+		if (word_is(v, "crash"))
+			opts->smp = opts->smp_crash = true;
+		else
+			bad_word(w);
 	} else if (word_value(w, "exits", &v)) {
 		if (word_is(v, "sequence"))
 			opts->exit_sequence = true;

@@ -27,6 +27,9 @@ struct boot_opts {
 	bool trace_ring;	/* trace=ring: take tracing over with guestlib */
 	bool end_spin;		/* end=spin: after "done", spin instead of exiting */
 	bool regcheck;		/* regcheck: check registers survive a site */
+	bool smp;		/* smp: start the other CPUs, each runs its own
+				 * call tree (x86_64, x86_64/smp.c) */
+	bool smp_crash;		/* smp=crash: and CPU 1 then crashes */
 	uint32_t repeat;	/* repeat=N: each phase runs the call tree N times */
 	bool exit_sequence;	/* exits=sequence: scripted port/MMIO/MSR accesses */
 	char hostile[24];	/* hostile=<case>: misbehave towards the VMM (x86_64,

@@ -7,7 +7,8 @@
  * trace=ring, twice around the guestlib handoff ("early", then "ring";
  * common/tracering.c). hostile=<case> runs a misbehaving guest instead
  * (common/hostile.c), nest=<case> a traced call nested in a recording
- * (common/nest.c).
+ * (common/nest.c). smp starts the other CPUs first, each running a call
+ * tree of its own (smp.c).
  */
 #include <stdint.h>
 
@@ -18,6 +19,7 @@
 #include "layout.h"
 #include "nest.h"
 #include "regcheck.h"
+#include "smp.h"
 #include "tracering.h"
 
 __noreturn void boot_main(uint32_t start_info_pa);
@@ -35,6 +37,8 @@ __traced_fn __noreturn static void longmode_main(void)
 		tracering_run(-(int64_t)KERNEL_VIRT_BASE);
 		boot_end();
 	}
+	if (boot_options()->smp)
+		smp_run();
 	if (boot_options()->regcheck)
 		regcheck_run("longmode");
 	calltree_run("longmode");

@@ -221,9 +221,9 @@ TEST(LibvirtBoot, ExplicitOptionsOverrideTheDomain)
 
 TEST(LibvirtBoot, RefusedAndNotedDomains)
 {
-	VmmResult r = run_vmm({ "run", "--connect", node_uri(), "--domain", "et-four-vcpus" });
+	VmmResult r = run_vmm({ "run", "--connect", node_uri(), "--domain", "et-many-vcpus" });
 	EXPECT_EQ(r.status, 1);
-	EXPECT_EQ(r.err, "earlytrace: domain 'et-four-vcpus': <vcpu> 4: earlytrace runs one vCPU\n");
+	EXPECT_EQ(r.err, "earlytrace: domain 'et-many-vcpus': <vcpu> 255: earlytrace runs at most 254 vCPUs\n");
 	r = run_vmm({ "run", "--connect", node_uri(), "--domain", "et-no-kernel" });
 	EXPECT_EQ(r.status, 1);
 	EXPECT_NE(r.err.find("domain 'et-no-kernel': no <kernel> in <os>"), std::string::npos) << r.err;

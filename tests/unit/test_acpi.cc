@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <vector>
 
 #include "tests/shim/earlytrace_shim.h"
 #include "vmm/boot/acpi.h"
 #include "vmm/hw/acpi_sleep.h"
+#include "vmm/kvm/vm.h"
 
 namespace {
 
@@ -90,6 +92,60 @@ TEST_F(Acpi, TablesChainFromTheRsdpWithValidChecksums)
 	EXPECT_EQ(memcmp(dsdt + 36, s5, sizeof(s5)), 0);
 	// Everything inside the reserved window.
 	EXPECT_LE(dsdt_pa + len, (uint64_t)LAYOUT_ACPI_TABLES + LAYOUT_ACPI_TABLES_SIZE);
+}
+
+// One vCPU: no MADT (the tables as before); several: a MADT with a
+// local APIC per vCPU (APIC id = vCPU id), the I/O APIC, and IRQ 0 on GSI 2.
+TEST_F(Acpi, MadtOnlyWithSeveralCpusAndOneLocalApicEach)
+{
+	uint64_t rsdp_pa = acpi_write_tables_cpus(&mem, 1);
+	const uint8_t *xsdt = at(get<uint64_t>(at(rsdp_pa, 36) + 24), 36);
+	EXPECT_EQ(get<uint32_t>(xsdt + 4), 44u) << "one table: the FADT";
+
+	rsdp_pa = acpi_write_tables_cpus(&mem, 3);
+	const uint8_t *rsdp = at(rsdp_pa, 36);
+	EXPECT_EQ(sum(rsdp, 20), 0);
+	xsdt = at(get<uint64_t>(rsdp + 24), 52);
+	ASSERT_EQ(get<uint32_t>(xsdt + 4), 52u) << "the FADT and the MADT";
+	EXPECT_EQ(sum(xsdt, 52), 0);
+	uint64_t madt_pa = get<uint64_t>(xsdt + 44);
+	const uint8_t *madt = at(madt_pa, 44);
+	ASSERT_EQ(memcmp(madt, "APIC", 4), 0);
+	uint32_t len = get<uint32_t>(madt + 4);
+	madt = at(madt_pa, len);
+	EXPECT_EQ(sum(madt, len), 0);
+	EXPECT_EQ(get<uint32_t>(madt + 36), (uint32_t)LAYOUT_LOCAL_APIC);
+	EXPECT_EQ(get<uint32_t>(madt + 40), 1u) << "PCAT_COMPAT: the 8259s are there too";
+	std::vector<int> apic_ids;
+	int io_apics = 0, overrides = 0;
+	for (uint32_t off = 44; off < len; off += madt[off + 1]) {
+		ASSERT_GT(madt[off + 1], 0);
+		if (madt[off] == 0) {
+			EXPECT_EQ(madt[off + 1], 8);
+			EXPECT_EQ(get<uint32_t>(madt + off + 4), 1u) << "enabled";
+			apic_ids.push_back(madt[off + 3]);
+		} else if (madt[off] == 1) {
+			io_apics++;
+			EXPECT_EQ(get<uint32_t>(madt + off + 4), (uint32_t)LAYOUT_IO_APIC);
+			EXPECT_EQ(get<uint32_t>(madt + off + 8), 0u) << "GSI base";
+		} else if (madt[off] == 2) {
+			overrides++;
+			EXPECT_EQ(madt[off + 3], 0) << "IRQ 0";
+			EXPECT_EQ(get<uint32_t>(madt + off + 4), 2u) << "on GSI 2";
+		}
+	}
+	EXPECT_EQ(apic_ids, (std::vector<int>{ 0, 1, 2 }));
+	EXPECT_EQ(io_apics, 1);
+	EXPECT_EQ(overrides, 1);
+	EXPECT_LE(madt_pa + len, (uint64_t)LAYOUT_ACPI_TABLES + LAYOUT_ACPI_TABLES_SIZE);
+
+	// The most vCPUs still fit the window.
+	rsdp_pa = acpi_write_tables_cpus(&mem, VM_MAX_VCPUS);
+	xsdt = at(get<uint64_t>(at(rsdp_pa, 36) + 24), 52);
+	madt_pa = get<uint64_t>(xsdt + 44);
+	len = get<uint32_t>(at(madt_pa, 8) + 4);
+	EXPECT_EQ(len, 44u + 8u * VM_MAX_VCPUS + 12u + 10u);
+	EXPECT_LE(madt_pa + len, (uint64_t)LAYOUT_ACPI_TABLES + LAYOUT_ACPI_TABLES_SIZE);
 }
 
 struct Stop {

@@ -87,6 +87,11 @@ TEST(Cli, RunDefaultsAndValues)
 	EXPECT_EQ(o.boot, BOOT_AUTO);
 	EXPECT_FALSE(o.debug_io);
 	EXPECT_EQ(o.on_panic, PANIC_ACTION_EXIT);
+	EXPECT_EQ(o.nr_cpus, 1u);
+
+	ASSERT_EQ(parse({ "-k", "k.elf", "--cpus", "4" }, &o), 0) << et_last_error();
+	EXPECT_EQ(o.nr_cpus, 4u);
+	EXPECT_TRUE(o.given & CLI_GIVEN_CPUS);
 
 	ASSERT_EQ(parse({ "-k", "k.elf", "-i", "rd.img", "-p", "console=ttyS0 quiet", "-m", "1G",
 			  "--timeout", "30", "--cpu", "nested-pvm", "--debug-io", "--boot", "linux64",
@@ -132,6 +137,12 @@ TEST(Cli, Refusals)
 	EXPECT_NE(error_of({ "-k", "k", "--on-panic", "pause" })
 			  .find("--on-panic: invalid action 'pause': expected exit or continue"),
 		  std::string::npos);
+	for (const char *bad : { "0", "-1", "two", "2x", "", "255", "99999999999" })
+		EXPECT_NE(error_of({ "-k", "k", "--cpus", bad })
+				  .find(std::string("--cpus: invalid number of vCPUs '") + bad +
+					"': expected 1 to 254"),
+			  std::string::npos)
+			<< bad;
 	EXPECT_NE(error_of({ "-k", "k", "extra" }).find("unexpected argument 'extra'"),
 		  std::string::npos);
 }

@@ -158,8 +158,7 @@ TEST(LibvirtParse, RefusalsNameTheElement)
 	struct {
 		std::string xml, error;
 	} cases[] = {
-		{ domain_xml("<vcpu>4</vcpu>"), "domain 'dom': <vcpu> 4: earlytrace runs one vCPU" },
-		{ domain_xml("<vcpu current='2'>4</vcpu>"), "domain 'dom': <vcpu current='2'>: earlytrace runs one vCPU" },
+		{ domain_xml("<vcpu>255</vcpu>"), "domain 'dom': <vcpu> 255: earlytrace runs at most 254 vCPUs" },
 		{ domain_xml("<vcpu>none</vcpu>"), "<vcpu> 'none': not a number of vCPUs" },
 		{ domain_xml("<vcpu>0</vcpu>"), "<vcpu> '0': not a number of vCPUs" },
 		{ domain_xml("<vcpu current='5'>4</vcpu>"), "<vcpu current='5'>: not a number of vCPUs from 1 to 4" },
@@ -191,6 +190,21 @@ TEST(LibvirtParse, RefusalsNameTheElement)
 		EXPECT_NE(e.find(c.error), std::string::npos) << c.xml << "\ngave: " << e;
 		EXPECT_EQ(e.find('\n'), std::string::npos) << e; // one line
 	}
+}
+
+TEST(LibvirtParse, VcpusBecomeTheMachinesCpusUnlessCpusIsGiven)
+{
+	Parsed p;
+	parse_into(p, domain_xml("<vcpu current='2'>4</vcpu>"));
+	ASSERT_EQ(p.ret, 0) << p.error;
+	EXPECT_EQ(p.d.vcpus, 2u);
+	struct run_options o;
+	ASSERT_EQ(parse_run({ "--domain", "dom" }, &o), 0) << et_last_error();
+	ASSERT_EQ(libvirt_domain_apply(&p.d, &o), 0) << et_last_error();
+	EXPECT_EQ(o.nr_cpus, 2u);
+	ASSERT_EQ(parse_run({ "--domain", "dom", "--cpus", "1" }, &o), 0) << et_last_error();
+	ASSERT_EQ(libvirt_domain_apply(&p.d, &o), 0) << et_last_error();
+	EXPECT_EQ(o.nr_cpus, 1u);
 }
 
 TEST(LibvirtParse, NoKernelIsRefusedUnlessKernelIsGiven)
@@ -244,7 +258,7 @@ TEST(LibvirtParse, IgnoredPartsEachGetANote)
 	std::string n = all_notes(p);
 	for (const char *want : {
 		     "domain 'desk': <domain type='qemu'> asks for emulation: earlytrace always runs the guest with KVM",
-		     "domain 'desk': <vcpu current='1'> 4: earlytrace runs one vCPU and none can be plugged in later",
+		     "domain 'desk': <vcpu current='1'> 4: earlytrace starts 1 of them and none can be plugged in later",
 		     "domain 'desk': <os><loader>: ignored, earlytrace runs no firmware",
 		     "domain 'desk': <os><nvram>: ignored",
 		     "domain 'desk': <os><smbios>: ignored, earlytrace provides no SMBIOS tables",
@@ -341,7 +355,7 @@ TEST(LibvirtTestDriver, DomainsEarlytraceRefuses)
 	struct {
 		const char *domain, *error;
 	} cases[] = {
-		{ "et-four-vcpus", "domain 'et-four-vcpus': <vcpu> 4: earlytrace runs one vCPU" },
+		{ "et-many-vcpus", "domain 'et-many-vcpus': <vcpu> 255: earlytrace runs at most 254 vCPUs" },
 		{ "et-aarch64", "domain 'et-aarch64': <os><type arch='aarch64'>: earlytrace runs x86 guests" },
 		{ "et-xen", "domain 'et-xen': <domain type='xen'>: earlytrace runs KVM guests" },
 		{ "et-tiny", "domain 'et-tiny': <memory> 1024 KiB: earlytrace needs at least 2 MiB" },

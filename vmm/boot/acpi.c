@@ -14,6 +14,7 @@
 #define XSDT_OFF 0x040
 #define FADT_OFF 0x080
 #define DSDT_OFF 0x200
+#define MADT_OFF 0x300
 
 #define SDT_HEADER 36
 #define RSDP_LEN 36
@@ -71,9 +72,55 @@ static void gas_port(uint8_t *g, uint16_t port)
 	put64(g + 4, port);
 }
 
+#define MADT_FLAG_PCAT_COMPAT 1u /* an 8259 pair is there too */
+#define MADT_LOCAL_APIC 0
+#define MADT_IO_APIC 1
+#define MADT_INT_OVERRIDE 2
+#define MADT_LAPIC_ENABLED 1u
+
+/* The MADT for nr_cpus vCPUs; returns its length. */
+static uint32_t write_madt(uint8_t *madt, unsigned nr_cpus)
+{
+	uint8_t *e = madt + SDT_HEADER + 8;
+	uint32_t len;
+
+	put32(madt + SDT_HEADER, LAYOUT_LOCAL_APIC);
+	put32(madt + SDT_HEADER + 4, MADT_FLAG_PCAT_COMPAT);
+	for (unsigned i = 0; i < nr_cpus; i++, e += 8) {
+		e[0] = MADT_LOCAL_APIC;
+		e[1] = 8;
+		e[2] = (uint8_t)i; /* ACPI processor UID */
+		e[3] = (uint8_t)i; /* APIC id: vcpu_create()'s id */
+		put32(e + 4, MADT_LAPIC_ENABLED);
+	}
+	e[0] = MADT_IO_APIC;
+	e[1] = 12;
+	e[2] = (uint8_t)nr_cpus; /* its id, after the CPUs' */
+	put32(e + 4, LAYOUT_IO_APIC);
+	put32(e + 8, 0); /* GSI base */
+	e += 12;
+	e[0] = MADT_INT_OVERRIDE;
+	e[1] = 10;
+	e[2] = 0;	    /* ISA bus */
+	e[3] = 0;	    /* IRQ 0, the PIT... */
+	put32(e + 4, 2); /* ...on the I/O APIC's pin 2, as on every PC */
+	put16(e + 8, 0); /* the bus's polarity and trigger */
+	e += 10;
+	len = (uint32_t)(e - madt);
+	sdt_header(madt, "APIC", len, 4);
+	madt[9] = checksum(madt, len);
+	return len;
+}
+
 uint64_t acpi_write_tables(const struct guest_mem *gm)
 {
+	return acpi_write_tables_cpus(gm, 1);
+}
+
+uint64_t acpi_write_tables_cpus(const struct guest_mem *gm, unsigned nr_cpus)
+{
 	uint64_t base = LAYOUT_ACPI_TABLES;
+	unsigned nr_tables = nr_cpus > 1 ? 2 : 1;
 	uint8_t *t = guest_mem_ptr(gm, base, LAYOUT_ACPI_TABLES_SIZE);
 	uint8_t *rsdp, *xsdt, *fadt, *dsdt;
 	uint32_t dsdt_len = SDT_HEADER + sizeof(dsdt_aml);
@@ -105,9 +152,14 @@ uint64_t acpi_write_tables(const struct guest_mem *gm)
 	memcpy(fadt + 268, "ETRACE\0\0", 8);		/* hypervisor vendor */
 	fadt[9] = checksum(fadt, FADT_LEN);
 
-	sdt_header(xsdt, "XSDT", SDT_HEADER + 8, 1);
+	if (nr_cpus > 1)
+		write_madt(t + MADT_OFF, nr_cpus);
+
+	sdt_header(xsdt, "XSDT", SDT_HEADER + 8 * nr_tables, 1);
 	put64(xsdt + SDT_HEADER, base + FADT_OFF);
-	xsdt[9] = checksum(xsdt, SDT_HEADER + 8);
+	if (nr_cpus > 1)
+		put64(xsdt + SDT_HEADER + 8, base + MADT_OFF);
+	xsdt[9] = checksum(xsdt, SDT_HEADER + 8 * nr_tables);
 
 	memcpy(rsdp, "RSD PTR ", 8);
 	memcpy(rsdp + 9, "ETRACE", 6);

@@ -5,8 +5,12 @@
  * sleep goes through one sleep control register, vmm/hw/acpi_sleep.c; the
  * reset register is the reset control register at 0xcf9 with value 0x06,
  * vmm/hw/reset_control.c, as on QEMU's q35) and a DSDT holding only \_S5.
- * No MADT: the kernel keeps finding the interrupt controllers as it does
- * without ACPI. A guest that does not want it boots with acpi=off.
+ * With one vCPU no MADT: the kernel keeps finding the interrupt
+ * controllers as it does without ACPI. With several, a MADT names each
+ * vCPU's local APIC (APIC id = vCPU id), the I/O APIC and the PIT's
+ * IRQ 0 on GSI 2, as kvmtool and QEMU do: Linux starts application
+ * processors only where firmware lists them. A guest that does not want
+ * ACPI boots with acpi=off.
  *
  * Linux resets through the reset register only with reboot=a: on a
  * hardware-reduced machine it prefers EFI and, without EFI, falls back to
@@ -31,6 +35,8 @@ extern "C" {
 /* Writes the tables at LAYOUT_ACPI_TABLES; returns the RSDP's address,
  * or 0 with an error. */
 uint64_t acpi_write_tables(const struct guest_mem *gm);
+/* The same for a machine with nr_cpus vCPUs (a MADT when more than one). */
+uint64_t acpi_write_tables_cpus(const struct guest_mem *gm, unsigned nr_cpus);
 
 #ifdef __cplusplus
 }

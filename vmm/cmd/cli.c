@@ -10,6 +10,7 @@
 
 #include "arch/x86/cpu_model.h"
 #include "vmm/error.h"
+#include "vmm/kvm/vm.h"
 
 const char cli_usage[] =
 	"Usage: earlytrace COMMAND [OPTIONS]\n"
@@ -32,14 +33,16 @@ const char cli_run_usage[] =
 	"Usage: earlytrace run --kernel FILE [OPTIONS]\n"
 	"       earlytrace run [--connect URI] --domain NAME [OPTIONS]\n"
 	"\n"
-	"Boots FILE (a bzImage, or a vmlinux ELF) on one vCPU; the guest's COM1 is\n"
-	"this terminal. Ctrl-A x quits; Ctrl-A Ctrl-A sends Ctrl-A.\n"
+	"Boots FILE (a bzImage, or a vmlinux ELF); the guest's COM1 is this\n"
+	"terminal. Ctrl-A x quits; Ctrl-A Ctrl-A sends Ctrl-A.\n"
 	"\n"
 	"  -k, --kernel FILE      kernel to boot (required)\n"
 	"  -i, --initrd FILE      initial ramdisk\n"
 	"  -p, --append STR       kernel command line\n"
 	"  -m, --mem SIZE         guest RAM, e.g. 64M or 1G; a bare number is MiB\n"
 	"                         (default 512M)\n"
+	"      --cpus N           vCPUs (default 1), up to what KVM recommends;\n"
+	"                         the guest starts vCPUs 1..N-1 itself (INIT/SIPI)\n"
 	"      --timeout SECONDS  stop the guest after this long (exit status 124)\n"
 	"      --cpu MODEL        CPU model: auto (default), host, nested-pvm;\n"
 	"                         'help' lists them\n"
@@ -122,6 +125,19 @@ int cli_parse_size(const char *text, uint64_t *bytes)
 	return 0;
 }
 
+int cli_parse_cpus(const char *text, unsigned max, unsigned *cpus)
+{
+	unsigned long value;
+	char *end;
+
+	errno = 0;
+	value = isdigit((unsigned char)text[0]) ? strtoul(text, &end, 10) : 0;
+	if (!value || *end || errno || value > max)
+		return et_error("invalid number of vCPUs '%s': expected 1 to %u", text, max);
+	*cpus = (unsigned)value;
+	return 0;
+}
+
 int cli_parse_panic_action(const char *text, enum panic_action *action)
 {
 	if (!strcmp(text, "exit"))
@@ -180,6 +196,7 @@ void cli_run_defaults(struct run_options *opts)
 {
 	memset(opts, 0, sizeof(*opts));
 	opts->mem_size = CLI_DEFAULT_MEM;
+	opts->nr_cpus = 1;
 	opts->cpu_model = CPU_MODEL_DEFAULT;
 }
 
@@ -201,6 +218,10 @@ int cli_run_option(int c, const char *arg, struct run_options *opts)
 	case 'm':
 		opts->given |= CLI_GIVEN_MEM;
 		return cli_parse_size(arg, &opts->mem_size) ? et_error_prefix("--mem") : 1;
+	case CLI_OPT_CPUS:
+		opts->given |= CLI_GIVEN_CPUS;
+		return cli_parse_cpus(arg, VM_MAX_VCPUS, &opts->nr_cpus) ? et_error_prefix("--cpus")
+									  : 1;
 	case CLI_OPT_CONNECT:
 		opts->connect = arg;
 		return 1;

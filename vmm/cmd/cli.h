@@ -30,6 +30,7 @@ struct run_options {
 	const char *append;
 	const char *symbols; /* --symbols FILE, or NULL */
 	uint64_t mem_size;
+	unsigned nr_cpus;     /* --cpus N: vCPUs, 1 (default) or more */
 	double timeout_s;     /* 0: no timeout */
 	const char *cpu_model;
 	enum boot_protocol boot;
@@ -53,6 +54,7 @@ enum {
 	CLI_GIVEN_INITRD = 1 << 1,
 	CLI_GIVEN_APPEND = 1 << 2,
 	CLI_GIVEN_MEM = 1 << 3,
+	CLI_GIVEN_CPUS = 1 << 4,
 };
 
 /* Parses `run`'s options (argv[0] is "run"). 0, or -1 with an error. */
@@ -70,6 +72,7 @@ enum {
 	CLI_OPT_DOMAIN,
 	CLI_OPT_ON_PANIC,
 	CLI_OPT_NMI_AT,
+	CLI_OPT_CPUS,
 	CLI_OPT_FIRST_FREE = 300, /* commands number their own options from here */
 };
 #define CLI_RUN_SHORT_OPTIONS ":k:i:p:m:h"
@@ -87,6 +90,7 @@ enum {
 	{ "domain", required_argument, NULL, CLI_OPT_DOMAIN },     \
 	{ "on-panic", required_argument, NULL, CLI_OPT_ON_PANIC }, \
 	{ "nmi-at", required_argument, NULL, CLI_OPT_NMI_AT },     \
+	{ "cpus", required_argument, NULL, CLI_OPT_CPUS },         \
 	{ "help", no_argument, NULL, 'h' }
 
 void cli_run_defaults(struct run_options *opts);
@@ -104,6 +108,9 @@ int cli_trace_file_operand(const char *cmd, int argc, char **argv, const char **
 /* Parses a memory size: a number with an optional K, M, G or T suffix
  * (powers of 1024); a bare number means MiB, as with QEMU's -m. */
 int cli_parse_size(const char *text, uint64_t *bytes);
+
+/* Parses --cpus's value: a whole number from 1 to `max`. */
+int cli_parse_cpus(const char *text, unsigned max, unsigned *cpus);
 
 /* Parses --on-panic's value: exit or continue. */
 int cli_parse_panic_action(const char *text, enum panic_action *action);

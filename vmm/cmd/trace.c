@@ -87,8 +87,9 @@ const char cli_trace_usage[] =
 	"                         (exit status 5 when an assertion fails)\n"
 	"\n"
 	"Machine options, as for 'earlytrace run': -k/--kernel, -i/--initrd,\n"
-	"-p/--append, -m/--mem, --timeout, --cpu, --boot, --symbols, --debug-io,\n"
-	"--on-panic, --nmi-at, --connect, --domain.\n"
+	"-p/--append, -m/--mem, --cpus, --timeout, --cpu, --boot, --symbols,\n"
+	"--debug-io, --on-panic, --nmi-at, --connect, --domain. With --cpus N > 1\n"
+	"calls are seen by breakpoints, each with its vCPU (trampolines: one vCPU).\n"
 	"Every dropped event is counted in the file and the summary. Read the file\n"
 	"with 'earlytrace report'.\n";
 

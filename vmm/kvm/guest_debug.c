@@ -5,6 +5,7 @@
 
 #include "arch/x86/cpu_mode.h"
 #include "arch/x86/insn.h"
+#include "arch/x86/page_walk.h"
 #include "vmm/error.h"
 #include "vmm/kvm/vcpu.h"
 
@@ -27,6 +28,47 @@ static int apply(struct vcpu *vcpu)
 	return 0;
 }
 
+int guest_debug_apply_pending(struct vcpu *vcpu)
+{
+	__atomic_store_n(&vcpu->debug_dirty, 0, __ATOMIC_RELEASE);
+	return apply(vcpu);
+}
+
+/*
+ * vcpu's settings to every vCPU of its VM. A vCPU ioctl waits for a
+ * KVM_RUN in progress to end (a halted vCPU's may never), so only the
+ * calling thread's own vCPU, or any vCPU before or after the run, gets
+ * them at once; the others are kicked and apply them in their own
+ * threads. With several vCPUs every exit is handled under the VM's exit
+ * lock, so no other vCPU reads its copy meanwhile.
+ */
+static int share(struct vcpu *vcpu)
+{
+	struct vm *vm = vcpu->vm;
+	bool others = false;
+	int ret = 0;
+
+	if (!vm || !vm->nr_vcpus)
+		return apply(vcpu);
+	for (unsigned i = 0; i < vm->nr_vcpus; i++) {
+		struct vcpu *v = vm->vcpus[i];
+
+		if (!v)
+			continue;
+		v->debug = vcpu->debug;
+		if (v == vcpu_current() || !atomic_load(&vm->vcpus_running)) {
+			if (apply(v))
+				ret = -1;
+		} else {
+			__atomic_store_n(&v->debug_dirty, 1, __ATOMIC_RELEASE);
+			others = true;
+		}
+	}
+	if (others)
+		vm_kick_others(vm, vcpu_current());
+	return ret;
+}
+
 int guest_debug_set_hw(struct vcpu *vcpu, unsigned slot, uint64_t addr, guest_debug_hw_fn fn,
 		       void *ctx)
 {
@@ -37,14 +79,14 @@ int guest_debug_set_hw(struct vcpu *vcpu, unsigned slot, uint64_t addr, guest_de
 	d->hw_addr[slot] = addr;
 	d->hw_fn[slot] = addr ? fn : NULL;
 	d->hw_ctx[slot] = addr ? ctx : NULL;
-	return apply(vcpu);
+	return share(vcpu);
 }
 
 int guest_debug_set_int3(struct vcpu *vcpu, guest_debug_int3_fn fn, void *ctx)
 {
 	vcpu->debug.int3_fn = fn;
 	vcpu->debug.int3_ctx = ctx;
-	return apply(vcpu);
+	return share(vcpu);
 }
 
 /* int3 raises #BP, a trap: the guest's handler sees rip after the int3. */
@@ -55,11 +97,29 @@ static bool deliver_bp(struct vcpu *vcpu, struct kvm_regs *regs)
 	       vcpu_inject_exception(vcpu, X86_VECTOR_BP, false, 0) == 0;
 }
 
+/* With several vCPUs, another one may have put a site's own bytes back
+ * (the handoff) between this vCPU's int3 and its exit being handled:
+ * then there is no int3 at rip any more, and the guest goes on there, as
+ * after Linux's text_poke_bp(). */
+static bool int3_gone(struct vcpu *vcpu, const struct kvm_regs *regs,
+		      const struct kvm_sregs *sregs)
+{
+	struct x86_paging pg = x86_paging_from_sregs(sregs);
+	uint8_t b;
+
+	return vcpu->vm && vcpu->vm->nr_vcpus > 1 &&
+	       x86_read_virt(&vcpu->vm->mem, &pg, x86_linear(sregs, sregs->cs.base, regs->rip),
+			     &b, 1) == 0 &&
+	       b != X86_OPCODE_INT3;
+}
+
 bool guest_debug_int3(struct vcpu *vcpu, struct kvm_regs *regs, const struct kvm_sregs *sregs)
 {
 	struct guest_debug *d = &vcpu->debug;
 
 	if (d->int3_fn && d->int3_fn(d->int3_ctx, vcpu, regs, sregs))
+		return true;
+	if (int3_gone(vcpu, regs, sregs))
 		return true;
 	return deliver_bp(vcpu, regs);
 }

@@ -34,6 +34,13 @@ struct guest_debug {
 	void *int3_ctx;
 };
 
+/*
+ * The breakpoints are the VM's: every call below changes them on every
+ * vCPU of vcpu's VM. The given vCPU (the caller's own, or any before the
+ * run) gets them at once; the others, which may be running in other
+ * threads, are kicked and apply them before they next enter the guest.
+ */
+
 /* Arms (addr != 0) or clears (addr == 0) hardware breakpoint `slot`. */
 int guest_debug_set_hw(struct vcpu *vcpu, unsigned slot, uint64_t addr, guest_debug_hw_fn fn,
 		       void *ctx);
@@ -41,6 +48,10 @@ int guest_debug_set_hw(struct vcpu *vcpu, unsigned slot, uint64_t addr, guest_de
  * installed, a KVM that can report int3 exits (KVM_GUESTDBG_USE_SW_BP) is
  * asked to; the guest's own int3s are then delivered back to it. */
 int guest_debug_set_int3(struct vcpu *vcpu, guest_debug_int3_fn fn, void *ctx);
+
+/* In the vCPU's own thread: applies what another vCPU changed. 0, or -1
+ * with an error. */
+int guest_debug_apply_pending(struct vcpu *vcpu);
 
 /* Handles KVM_EXIT_DEBUG; false if it was none of ours (a crash). */
 bool guest_debug_handle_exit(struct vcpu *vcpu);

@@ -2,6 +2,7 @@
 #include "vmm/kvm/run_loop.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -140,12 +141,24 @@ enum exit_verdict vcpu_dispatch_exit(struct vcpu *vcpu)
 int vcpu_run(struct vcpu *vcpu)
 {
 	enum exit_verdict v = EXIT_RESUME;
+	struct vm *vm = vcpu->vm;
+	bool locked = vm->exit_lock_on; /* several vCPUs: exits one at a time */
 
-	while (v == EXIT_RESUME && vm_stop_reason(vcpu->vm) == VM_STOP_NONE) {
+	vcpu_set_current(vcpu);
+	atomic_fetch_add(&vm->vcpus_running, 1);
+	if (locked)
+		pthread_mutex_lock(&vm->exit_lock);
+	while (v == EXIT_RESUME && vm_stop_reason(vm) == VM_STOP_NONE) {
 		if (__atomic_exchange_n(&vcpu->work_pending, 0, __ATOMIC_ACQ_REL) && vcpu->work_fn) {
 			vcpu->regs_synced = false;
 			vcpu->work_fn(vcpu->work_ctx, vcpu);
 			continue; /* the work may have ended the run */
+		}
+		/* Another vCPU changed the breakpoints all vCPUs share. */
+		if (__atomic_load_n(&vcpu->debug_dirty, __ATOMIC_ACQUIRE) &&
+		    guest_debug_apply_pending(vcpu)) {
+			v = EXIT_FATAL;
+			break;
 		}
 		if (vcpu->sync_regs)
 			vcpu->run->kvm_valid_regs = KVM_SYNC_X86_REGS | KVM_SYNC_X86_SREGS;
@@ -155,12 +168,21 @@ int vcpu_run(struct vcpu *vcpu)
 			vcpu->charge->exits++;
 			vcpu->charge = NULL;
 		}
-		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
-			if (errno == EINTR || errno == EAGAIN) {
+		if (locked)
+			pthread_mutex_unlock(&vm->exit_lock);
+		int r = ioctl(vcpu->fd, KVM_RUN, 0);
+		int err = errno;
+		if (locked)
+			pthread_mutex_lock(&vm->exit_lock);
+		if (r < 0) {
+			/* EAGAIN: an AP's INIT was taken (KVM_RUN returns it once
+			 * as the vCPU leaves its wait for INIT/SIPI). */
+			if (err == EINTR || err == EAGAIN) {
 				vcpu->run->immediate_exit = 0;
 				continue;
 			}
-			et_error_errno("KVM_RUN failed");
+			errno = err;
+			et_error_errno("KVM_RUN failed on vCPU %u", vcpu->id);
 			v = EXIT_FATAL;
 			break;
 		}
@@ -169,8 +191,12 @@ int vcpu_run(struct vcpu *vcpu)
 		vcpu->regs_synced = vcpu->sync_regs;
 		v = vcpu_dispatch_exit(vcpu);
 	}
+	if (locked)
+		pthread_mutex_unlock(&vm->exit_lock);
+	atomic_fetch_sub(&vm->vcpus_running, 1);
+	vcpu_set_current(NULL);
 	if (v != EXIT_FATAL)
 		return 0;
-	vm_request_stop(vcpu->vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
+	vm_request_stop(vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
 	return -1;
 }

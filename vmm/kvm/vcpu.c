@@ -41,9 +41,11 @@ int vcpu_create(struct vcpu *vcpu, struct vm *vm, unsigned id, const struct cpu_
 	memset(vcpu, 0, sizeof(*vcpu));
 	vcpu->vm = vm;
 	vcpu->id = id;
+	if (id >= VM_MAX_VCPUS)
+		return et_error("vCPU %u: at most %u vCPUs", id, VM_MAX_VCPUS);
 	vcpu->fd = ioctl(vm->vm_fd, KVM_CREATE_VCPU, id);
 	if (vcpu->fd < 0)
-		return et_error_errno("KVM_CREATE_VCPU failed");
+		return et_error_errno("KVM_CREATE_VCPU %u failed", id);
 	run = mmap(NULL, (size_t)vm->vcpu_mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		   vcpu->fd, 0);
 	if (run == MAP_FAILED) {
@@ -55,6 +57,9 @@ int vcpu_create(struct vcpu *vcpu, struct vm *vm, unsigned id, const struct cpu_
 	vcpu->sync_regs = (ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_SYNC_REGS) &
 			   (KVM_SYNC_X86_REGS | KVM_SYNC_X86_SREGS)) ==
 			  (KVM_SYNC_X86_REGS | KVM_SYNC_X86_SREGS);
+	vm->vcpus[id] = vcpu;
+	if (vm->nr_vcpus <= id)
+		vm->nr_vcpus = id + 1;
 	if (setup_cpuid(vcpu, model)) {
 		vcpu_destroy(vcpu);
 		return -1;
@@ -68,8 +73,23 @@ void vcpu_destroy(struct vcpu *vcpu)
 		munmap(vcpu->run, (size_t)vcpu->vm->vcpu_mmap_size);
 	if (vcpu->fd >= 0)
 		close(vcpu->fd);
+	if (vcpu->vm && vcpu->id < VM_MAX_VCPUS && vcpu->vm->vcpus[vcpu->id] == vcpu)
+		vcpu->vm->vcpus[vcpu->id] = NULL;
 	vcpu->run = NULL;
 	vcpu->fd = -1;
+}
+
+int vcpu_set_firmware_msrs(struct vcpu *vcpu)
+{
+	struct {
+		struct kvm_msrs hdr;
+		struct kvm_msr_entry entries[BOOT_CPU_MAX_MSRS];
+	} msrs = { 0 };
+
+	msrs.hdr.nmsrs = boot_cpu_msrs(msrs.entries, BOOT_CPU_MAX_MSRS);
+	if (ioctl(vcpu->fd, KVM_SET_MSRS, &msrs) < 0)
+		return et_error_errno("KVM_SET_MSRS failed");
+	return 0;
 }
 
 int vcpu_set_boot_state(struct vcpu *vcpu, const struct kvm_regs *regs,
@@ -100,6 +120,18 @@ void vcpu_observe_exit(struct vcpu *vcpu, const struct et_exit *x)
 {
 	if (vcpu->observe_exit)
 		vcpu->observe_exit(vcpu->observe_exit_ctx, vcpu, x);
+}
+
+static _Thread_local struct vcpu *current_vcpu;
+
+struct vcpu *vcpu_current(void)
+{
+	return current_vcpu;
+}
+
+void vcpu_set_current(struct vcpu *vcpu)
+{
+	current_vcpu = vcpu;
 }
 
 void vcpu_kick(struct vcpu *vcpu)
@@ -258,6 +290,36 @@ bool vcpu_is_halted(struct vcpu *vcpu)
 	struct kvm_mp_state mp;
 
 	return ioctl(vcpu->fd, KVM_GET_MP_STATE, &mp) == 0 && mp.mp_state == KVM_MP_STATE_HALTED;
+}
+
+const char *vcpu_state_name(struct vcpu *vcpu)
+{
+	struct kvm_mp_state mp;
+
+	if (ioctl(vcpu->fd, KVM_GET_MP_STATE, &mp) < 0)
+		return "state unknown";
+	switch (mp.mp_state) {
+	case KVM_MP_STATE_RUNNABLE:
+		return "running";
+	case KVM_MP_STATE_HALTED:
+		return "halted (HLT), waiting for an interrupt";
+	case KVM_MP_STATE_UNINITIALIZED:
+		return "waiting for INIT and SIPI (never started by the guest)";
+	case KVM_MP_STATE_INIT_RECEIVED:
+		return "INIT received, waiting for SIPI";
+	case KVM_MP_STATE_SIPI_RECEIVED:
+		return "SIPI received";
+	default:
+		return "state unknown";
+	}
+}
+
+bool vcpu_has_started(struct vcpu *vcpu)
+{
+	struct kvm_mp_state mp;
+
+	return ioctl(vcpu->fd, KVM_GET_MP_STATE, &mp) == 0 &&
+	       (mp.mp_state == KVM_MP_STATE_RUNNABLE || mp.mp_state == KVM_MP_STATE_HALTED);
 }
 
 static int compare_u64(const void *a, const void *b)

@@ -57,7 +57,8 @@ struct vcpu {
 	void *symbolize_ctx;
 	int debug_io; /* log accesses no device claims */
 	uint64_t nr_emulation_fallbacks; /* instructions the KVM left to us */
-	struct guest_debug debug;	 /* breakpoints the VMM placed */
+	struct guest_debug debug;	 /* breakpoints the VMM placed (the same on every vCPU) */
+	int debug_dirty; /* (atomic) debug changed on another thread: apply before KVM_RUN */
 	bool sync_regs;	 /* KVM_CAP_SYNC_REGS: registers come with each exit */
 	bool regs_synced; /* run->s.regs holds this exit's registers */
 	vcpu_exit_observer_fn observe_exit; /* NULL: nobody watches */
@@ -87,6 +88,10 @@ void vcpu_destroy(struct vcpu *vcpu);
 /* Loads the boot register state (regs, sregs, FPU, the firmware MSRs). */
 int vcpu_set_boot_state(struct vcpu *vcpu, const struct kvm_regs *regs,
 			const struct kvm_sregs *sregs);
+
+/* The firmware MSRs alone: an application processor's, which waits for
+ * INIT and SIPI in the state KVM gave it. */
+int vcpu_set_firmware_msrs(struct vcpu *vcpu);
 
 /*
  * The registers at the current exit. With KVM_CAP_SYNC_REGS they come in
@@ -166,8 +171,20 @@ int vcpu_inject_exception(struct vcpu *vcpu, unsigned vector, bool has_error_cod
 /* Whether the vCPU sits in HLT waiting for an interrupt. */
 bool vcpu_is_halted(struct vcpu *vcpu);
 
+/* In words, for reports: "running", "halted (HLT)", "waiting for INIT
+ * and SIPI (never started)", ... (KVM_GET_MP_STATE; not while another
+ * thread has the vCPU in KVM_RUN). */
+const char *vcpu_state_name(struct vcpu *vcpu);
+/* Whether the guest started this vCPU (an AP that got its SIPI). */
+bool vcpu_has_started(struct vcpu *vcpu);
+
 /* Tells the exit observer, if any, what an exit did. */
 void vcpu_observe_exit(struct vcpu *vcpu, const struct et_exit *x);
+
+/* The vCPU whose vcpu_run() this thread is in, or NULL. */
+struct vcpu *vcpu_current(void);
+/* vcpu_run() marks its thread's vCPU. */
+void vcpu_set_current(struct vcpu *vcpu);
 
 /* Makes a KVM_RUN in progress (or the next one) return at once; safe in a
  * signal handler. */

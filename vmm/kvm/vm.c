@@ -10,6 +10,7 @@
 
 #include "arch/x86/layout.h"
 #include "vmm/error.h"
+#include "vmm/kvm/vcpu.h"
 
 static int map_memory(struct vm *vm)
 {
@@ -53,6 +54,7 @@ int vm_create(struct vm *vm, uint64_t mem_size)
 	memset(vm, 0, sizeof(*vm));
 	vm->vm_fd = -1;
 	iobus_init(&vm->bus);
+	pthread_mutex_init(&vm->exit_lock, NULL); /* a plain mutex: nothing to destroy */
 
 	vm->kvm_fd = kvm_device_open();
 	if (vm->kvm_fd < 0)
@@ -84,6 +86,29 @@ void vm_destroy(struct vm *vm)
 	guest_mem_free(&vm->mem);
 	iobus_free(&vm->bus);
 	vm->vm_fd = vm->kvm_fd = -1;
+}
+
+unsigned vm_recommended_vcpus(struct vm *vm)
+{
+	int n = ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_NR_VCPUS);
+
+	/* Old KVMs without the capability recommend 4 (api.rst). */
+	if (n <= 0)
+		n = 4;
+	return n > VM_MAX_VCPUS ? VM_MAX_VCPUS : (unsigned)n;
+}
+
+void vm_kick_others(struct vm *vm, struct vcpu *except)
+{
+	for (unsigned i = 0; i < vm->nr_vcpus; i++) {
+		struct vcpu *v = vm->vcpus[i];
+
+		if (!v || v == except)
+			continue;
+		vcpu_kick(v);
+		if (vm->kick)
+			vm->kick(vm->kick_ctx, v);
+	}
 }
 
 void vm_request_stop_detail(void *opaque, enum vm_stop_reason reason, int status,

@@ -21,6 +21,7 @@ typedef std::atomic<uintptr_t> vm_stop_detail_word;
 typedef _Atomic uint64_t vm_stop_word;
 typedef _Atomic uintptr_t vm_stop_detail_word;
 #endif
+#include <pthread.h>
 #include <stddef.h>
 
 #include "vmm/kvm/guest_mem.h"
@@ -32,6 +33,11 @@ typedef _Atomic uintptr_t vm_stop_detail_word;
 extern "C" {
 #endif
 
+/* The most vCPUs a VM takes: xAPIC ids are 8 bits and 0xff is broadcast. */
+#define VM_MAX_VCPUS 254
+
+struct vcpu;
+
 struct vm {
 	int kvm_fd;
 	int vm_fd;
@@ -42,6 +48,23 @@ struct vm {
 	 * the console thread, hence one atomic word: reason << 32 | status. */
 	vm_stop_word stop;
 	vm_stop_detail_word stop_detail; /* const char *: how, set by the winner */
+	/* The vCPUs, by id (vcpu_create() registers each). */
+	struct vcpu *vcpus[VM_MAX_VCPUS];
+	unsigned nr_vcpus;
+	/* With several vCPUs, every exit is handled under exit_lock, so the
+	 * devices, the console and the tracer see one exit at a time as they
+	 * do with one vCPU; one vCPU takes no lock (exit_lock_on false). */
+	bool exit_lock_on;
+	pthread_mutex_t exit_lock;
+#ifdef __cplusplus
+	std::atomic<int> vcpus_running; /* threads inside vcpu_run() */
+#else
+	_Atomic int vcpus_running; /* threads inside vcpu_run() */
+#endif
+	/* Takes a vCPU out of KVM_RUN from another thread, even from a halt
+	 * (the machine's signal); NULL: only the immediate_exit flag. */
+	void (*kick)(void *ctx, struct vcpu *vcpu);
+	void *kick_ctx;
 };
 
 /* Opens KVM, creates the VM with `mem_size` bytes of RAM, the in-kernel
@@ -63,6 +86,15 @@ const char *vm_stop_detail(struct vm *vm);
 void vm_set_stop_detail(struct vm *vm, const char *detail);
 /* The reason's name and its detail: "guest reset (i8042 reset line)". */
 const char *vm_stop_describe(struct vm *vm, char *buf, size_t len);
+
+/* The recommended most vCPUs for a VM on this KVM (KVM_CAP_NR_VCPUS;
+ * KVM_CAP_MAX_VCPUS is the hard limit), at least 1. */
+unsigned vm_recommended_vcpus(struct vm *vm);
+
+/* Makes every vCPU but `except` (NULL: all) leave KVM_RUN soon, from any
+ * thread; each notices the stop state or pending work before entering
+ * the guest again. */
+void vm_kick_others(struct vm *vm, struct vcpu *except);
 
 /* Sets an ISA interrupt line on the in-kernel PIC/IOAPIC. */
 int vm_set_irq_line(struct vm *vm, unsigned irq, int level);

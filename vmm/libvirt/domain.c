@@ -125,6 +125,8 @@ int libvirt_domain_apply(const struct libvirt_domain *d, struct run_options *o)
 		o->append = d->cmdline;
 	if (!(o->given & CLI_GIVEN_MEM) && d->mem_size)
 		o->mem_size = d->mem_size;
+	if (!(o->given & CLI_GIVEN_CPUS) && d->vcpus)
+		o->nr_cpus = d->vcpus;
 	return 0;
 }
 

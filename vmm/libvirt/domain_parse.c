@@ -23,6 +23,7 @@
 
 #include "arch/x86/layout.h"
 #include "vmm/error.h"
+#include "vmm/kvm/vm.h"
 
 struct parse {
 	struct libvirt_domain *d;
@@ -271,17 +272,15 @@ static int parse_vcpu(struct parse *p, const xmlNode *vcpu)
 		goto out;
 	}
 	p->d->vcpus = current ? cur : max;
-	if (p->d->vcpus > 1) {
-		if (current)
-			dom_error(p, "<vcpu current='%u'>: earlytrace runs one vCPU", cur);
-		else
-			dom_error(p, "<vcpu> %u: earlytrace runs one vCPU", max);
+	if (p->d->vcpus > VM_MAX_VCPUS) {
+		dom_error(p, "<vcpu> %u: earlytrace runs at most %u vCPUs", p->d->vcpus,
+			  VM_MAX_VCPUS);
 		goto out;
 	}
 	ret = 0;
-	if (max > 1)
-		ret = dom_note(p, "<vcpu current='1'> %u: earlytrace runs one vCPU and none can be "
-				  "plugged in later", max);
+	if (max > p->d->vcpus)
+		ret = dom_note(p, "<vcpu current='%u'> %u: earlytrace starts %u of them and none can "
+				  "be plugged in later", p->d->vcpus, max, p->d->vcpus);
 out:
 	free(text);
 	free(current);

@@ -129,9 +129,10 @@ char *domain_xml_write(const struct run_options *o, const char *name,
 	 * unless it has one. */
 	snprintf(comment, sizeof(comment),
 		 "\n  Written by earlytrace %s domain-xml: a direct kernel boot of\n  %s\n"
-		 "  on one vCPU with COM1 as the console, as earlytrace runs it.\n"
+		 "  on %u vCPU%s with COM1 as the console, as earlytrace runs it.\n"
 		 "  Define it with: virsh define FILE\n",
-		 EARLYTRACE_VERSION, strstr(kernel, "--") ? "the kernel" : kernel);
+		 EARLYTRACE_VERSION, strstr(kernel, "--") ? "the kernel" : kernel,
+		 o->nr_cpus > 1 ? o->nr_cpus : 1, o->nr_cpus > 1 ? "s" : "");
 	xmlAddPrevSibling(root, xmlNewDocComment(doc, (const xmlChar *)comment));
 	set(root, "type", "kvm");
 	add(root, "name", name);
@@ -142,7 +143,8 @@ char *domain_xml_write(const struct run_options *o, const char *name,
 		snprintf(num, sizeof(num), "%" PRIu64, o->mem_size / 1024);
 		set(add(root, "memory", num), "unit", "KiB");
 	}
-	set(add(root, "vcpu", "1"), "placement", "static");
+	snprintf(num, sizeof(num), "%u", o->nr_cpus > 1 ? o->nr_cpus : 1);
+	set(add(root, "vcpu", num), "placement", "static");
 	os = add(root, "os", NULL);
 	n = add(os, "type", "hvm");
 	set(n, "arch", "x86_64");

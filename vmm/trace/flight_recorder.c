@@ -385,10 +385,34 @@ static void stack_from_graph(struct flight_recorder *fr, const struct kvm_regs *
 		fprintf(out, "        (no traced function is running)\n");
 }
 
-void flight_recorder_report(struct flight_recorder *fr, const char *why, bool registers,
-			    FILE *out)
+/* After the run (every vCPU thread has ended, so their registers can be
+ * read): the other vCPUs' state and registers. */
+static void print_other_vcpus(struct flight_recorder *fr, struct vcpu *except, FILE *out)
 {
-	struct vcpu *vcpu = &fr->m->vcpu;
+	for (unsigned i = 0; i < fr->m->nr_cpus; i++) {
+		struct vcpu *v = machine_vcpu(fr->m, i);
+
+		if (v == except)
+			continue;
+		fprintf(out, "  vCPU %u: %s\n", v->id, vcpu_state_name(v));
+		if (vcpu_has_started(v))
+			crash_report_state(v, out);
+	}
+}
+
+/* The vCPU whose end the report is about: the one that crashed, else
+ * the boot processor. */
+static struct vcpu *subject_vcpu(struct flight_recorder *fr)
+{
+	for (unsigned i = 0; i < fr->m->nr_cpus; i++)
+		if (machine_vcpu(fr->m, i)->crash_reason)
+			return machine_vcpu(fr->m, i);
+	return &fr->m->vcpu;
+}
+
+static void report_on(struct flight_recorder *fr, struct vcpu *vcpu, const char *why,
+		      bool registers, bool others, FILE *out)
+{
 	struct kvm_regs r;
 	struct kvm_sregs s;
 	struct et_ring_record *all;
@@ -396,6 +420,8 @@ void flight_recorder_report(struct flight_recorder *fr, const char *why, bool re
 	uint64_t now;
 
 	fprintf(out, "earlytrace: flight recorder: %s\n", why);
+	if (fr->m->nr_cpus > 1)
+		fprintf(out, "  on vCPU %u\n", vcpu->id);
 	if (registers) {
 		if (vcpu_is_halted(vcpu))
 			fprintf(out, "  the vCPU is halted (HLT), waiting for an interrupt\n");
@@ -411,7 +437,15 @@ void flight_recorder_report(struct flight_recorder *fr, const char *why, bool re
 	else
 		stack_from_parent_links(fr, all, n, &r, &s, now, out);
 	free(all);
+	if (others)
+		print_other_vcpus(fr, vcpu, out);
 	fflush(out);
+}
+
+void flight_recorder_report(struct flight_recorder *fr, const char *why, bool registers,
+			    FILE *out)
+{
+	report_on(fr, subject_vcpu(fr), why, registers, fr->m->nr_cpus > 1, out);
 }
 
 void flight_recorder_on_panic(struct flight_recorder *fr, struct vcpu *vcpu, char *text,
@@ -420,12 +454,13 @@ void flight_recorder_on_panic(struct flight_recorder *fr, struct vcpu *vcpu, cha
 	const struct panic_watch *pw = &fr->m->panic;
 	char where[192], msg[PANIC_MESSAGE_MAX + 4] = "";
 
-	(void)vcpu;
 	if (pw->message[0])
 		snprintf(msg, sizeof(msg), "\"%s\"; ", pw->message);
 	snprintf(text, len, "guest panic: %spanic() called from %s", msg,
 		 pw->caller ? sym(fr, pw->caller, where, sizeof(where)) : "?");
-	flight_recorder_report(fr, text, true, stderr);
+	/* During the run: the other vCPUs are running, their registers are
+	 * theirs to read; the panicking one is ours. */
+	report_on(fr, vcpu, text, true, false, stderr);
 	snprintf(fr->end, sizeof(fr->end), "%s", text);
 }
 
@@ -443,7 +478,7 @@ static void end_with(struct flight_recorder *fr, const char *how)
 void flight_recorder_finish(struct flight_recorder *fr)
 {
 	enum vm_stop_reason reason = vm_stop_reason(&fr->m->vm);
-	const char *crash = fr->m->vcpu.crash_reason;
+	const char *crash = subject_vcpu(fr)->crash_reason;
 	char why[192];
 
 	if (reason == VM_STOP_GUEST_CRASH) {

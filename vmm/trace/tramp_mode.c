@@ -163,6 +163,17 @@ int tramp_mode_attach(struct tramp_mode *tm, enum trace_mode mode, struct machin
 	tm->oneshot = oneshot;
 	if (mode == TRACE_MODE_INT3 || !patches->nr)
 		return 0;
+	/* One batch with one cursor, no CPU in its records: trampolines
+	 * record on one vCPU only so far; breakpoints know their vCPU. */
+	if (m->nr_cpus > 1) {
+		if (mode == TRACE_MODE_TRAMPOLINE)
+			return et_error("--mode trampoline: trampolines record on one vCPU only so "
+					"far, and this machine has %u (--cpus); use --mode int3 or "
+					"auto", m->nr_cpus);
+		et_warn("trampolines: not with %u vCPUs (--cpus) yet; using breakpoints",
+			m->nr_cpus);
+		return 0;
+	}
 	if (tramp_region_find(&region, &m->kernel, &m->symbols) ||
 	    trampolines_plan(&tm->tramp, &region, m->kernel.elf_class, slots, batch_events)) {
 		if (mode == TRACE_MODE_TRAMPOLINE)

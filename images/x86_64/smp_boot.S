@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The application processors' way in (smp: images/x86_64/smp.c). The BSP
+ * copies the bytes between smp_ap_start and smp_ap_end to SMP_AP_PA, fills
+ * in the data at their end and sends INIT-SIPI-SIPI with vector
+ * SMP_AP_PA >> 12: the AP starts here in real mode with cs = SMP_AP_PA >> 4,
+ * switches on PAE, the BSP's page tables, long mode and paging in one go,
+ * and far-jumps straight into a 64-bit code segment of the BSP's GDT.
+ */
+#include "smp_layout.h"
+
+#define CR0_PE 0x00000001
+#define CR0_PG 0x80000000
+#define CR4_PAE 0x00000020
+#define MSR_EFER 0xc0000080
+#define EFER_LME 0x00000100
+#define GDT_CODE64 0x08
+#define GDT_DATA 0x10
+
+/* An address inside the copy, as the AP sees it once segments are flat. */
+#define AT(sym) (SMP_AP_PA + (sym) - smp_ap_start)
+
+	.section .rodata
+	.balign 16
+	.globl smp_ap_start, smp_ap_end
+	.code16
+smp_ap_start:
+	cli
+	cld
+	mov %cs, %ax			/* SMP_AP_PA >> 4: the data below by offset */
+	mov %ax, %ds
+	lgdtl smp_ap_gdt_desc - smp_ap_start
+	mov %cr4, %eax
+	or $CR4_PAE, %eax
+	mov %eax, %cr4
+	movl smp_ap_cr3 - smp_ap_start, %eax
+	mov %eax, %cr3
+	mov $MSR_EFER, %ecx
+	rdmsr
+	or $EFER_LME, %eax
+	wrmsr
+	mov %cr0, %eax
+	or $(CR0_PG | CR0_PE), %eax
+	mov %eax, %cr0
+	ljmpl $GDT_CODE64, $AT(smp_ap_64)
+
+	.code64
+smp_ap_64:
+	mov $GDT_DATA, %eax
+	mov %eax, %ds
+	mov %eax, %es
+	mov %eax, %ss
+	xor %eax, %eax
+	mov %eax, %fs
+	mov %eax, %gs
+	mov AT(smp_ap_stack), %rsp
+	mov AT(smp_ap_entry), %rax
+	jmp *%rax
+
+	.balign 8
+	.globl smp_ap_gdt_desc, smp_ap_cr3, smp_ap_stack, smp_ap_entry
+smp_ap_gdt_desc:
+	.word 0
+	.long 0				/* the BSP's GDT, physical */
+	.word 0
+smp_ap_cr3:
+	.quad 0
+smp_ap_stack:
+	.quad 0				/* this AP's stack top, virtual */
+smp_ap_entry:
+	.quad 0				/* smp_ap_main, virtual */
+smp_ap_end:
+
+	.section .note.GNU-stack, "", @progbits

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: MIT
+// Several vCPUs (--cpus N): the x86-64 test kernel's smp option starts the
+// other CPUs with INIT-SIPI-SIPI from the MADT, each runs a call tree of
+// its own size (CPU i: pc_root once, pc_leaf 8 * (i + 1) times), and the
+// trace has exactly those calls on each CPU. N is 4, or fewer where KVM
+// recommends fewer (KVM_CAP_NR_VCPUS: the host's CPUs).
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <linux/kvm.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <string>
+
+#include "tests/boot/trace_checks.h"
+#include "tests/boot/vmm_process.h"
+#include "tests/fixtures.h"
+
+namespace {
+
+unsigned recommended_cpus()
+{
+	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	int n = fd >= 0 ? ioctl(fd, KVM_CHECK_EXTENSION, KVM_CAP_NR_VCPUS) : 0;
+
+	if (fd >= 0)
+		close(fd);
+	return n > 0 ? (unsigned)n : 4;
+}
+
+// 4 vCPUs, or as many as KVM recommends here; 0 when that is one.
+unsigned cpus_for_test()
+{
+	unsigned n = std::min(4u, recommended_cpus());
+	return n >= 2 ? n : 0;
+}
+
+#define REQUIRE_SMP(n)                                                                   \
+	REQUIRE_KVM();                                                                     \
+	const unsigned n = cpus_for_test();                                                \
+	if (!n)                                                                            \
+		GTEST_SKIP() << "KVM here recommends one vCPU (KVM_CAP_NR_VCPUS)";
+
+constexpr long kLeaves = 8; // SMP_LEAVES in images/x86_64/smp.h
+
+std::string cpu_line(unsigned i)
+{
+	return "smp cpu=" + std::to_string(i) + " apic=" + std::to_string(i) +
+	       " pc_root=1 pc_leaf=" + std::to_string(kLeaves * (i + 1)) + "\n";
+}
+
+std::string smp_node_uri()
+{
+	char *abs = realpath((std::string(ET_TEST_SRCDIR) + "/libvirt/node.xml").c_str(), nullptr);
+	std::string uri = std::string("test://") + (abs ? abs : "/nonexistent");
+	free(abs);
+	return uri;
+}
+
+} // namespace
+
+TEST(Smp, EveryCpuStartsAndRunsItsOwnCallTree)
+{
+	REQUIRE_SMP(n);
+	VmmResult r = run_vmm({ "run", "--kernel", image("x86_64"), "--mem", "32M", "--cpus",
+				std::to_string(n), "--append", "smp exit=5", "--timeout", "120" });
+	EXPECT_EQ(r.status, 5) << r.err << r.out;
+	for (unsigned i = 0; i < n; i++)
+		EXPECT_NE(r.out.find(cpu_line(i)), std::string::npos) << r.out;
+	EXPECT_NE(r.out.find("smp cpus=" + std::to_string(n) + " started=" + std::to_string(n)),
+		  std::string::npos)
+		<< r.out;
+	EXPECT_EQ(r.err, "");
+}
+
+TEST(Smp, OneVcpuHasNoMadtAndStartsNothing)
+{
+	REQUIRE_KVM();
+	VmmResult r = run_vmm({ "run", "--kernel", image("x86_64"), "--mem", "32M", "--append",
+				"smp exit=0", "--timeout", "60" });
+	EXPECT_EQ(r.status, 0) << r.err << r.out;
+	EXPECT_NE(r.out.find(cpu_line(0)), std::string::npos) << r.out;
+	EXPECT_NE(r.out.find("smp cpus=1 started=1"), std::string::npos) << r.out;
+}
+
+TEST(Smp, TraceHasEachCpusCallsOnThatCpu)
+{
+	REQUIRE_SMP(n);
+	std::string path = temp_path("smp.trace");
+	VmmResult r = run_vmm({ "trace", "--kernel", image("x86_64"), "--mem", "32M", "--cpus",
+				std::to_string(n), "--append", "smp exit=0", "-f", "pc_*", "-o",
+				path, "--timeout", "300" });
+	ASSERT_EQ(r.status, 0) << r.err << r.out;
+	// Trampolines have one batch for now: breakpoints, said so.
+	EXPECT_NE(r.err.find("trampolines: not with " + std::to_string(n) +
+			     " vCPUs (--cpus) yet; using breakpoints"),
+		  std::string::npos)
+		<< r.err;
+	TraceFile t = load_trace(path);
+	ASSERT_EQ(t.error, "");
+	std::map<std::pair<unsigned, std::string>, long> per_cpu;
+	for (size_t i = 0; i < t.calls.size(); i++)
+		per_cpu[{ et_rec_cpu(&t.calls[i]), t.fn[i] }]++;
+	std::map<std::pair<unsigned, std::string>, long> want;
+	for (unsigned i = 0; i < n; i++) {
+		want[{ i, "pc_root" }] = 1;
+		want[{ i, "pc_leaf" }] = kLeaves * (i + 1);
+	}
+	EXPECT_EQ(per_cpu, want);
+
+	// The reports show the vCPU as their readers expect.
+	VmmResult text = run_vmm({ "report", path });
+	ASSERT_EQ(text.status, 0) << text.err;
+	EXPECT_NE(text.out.find("#P:" + std::to_string(n)), std::string::npos) << text.out;
+	std::string last = "[00" + std::to_string(n - 1) + "]";
+	size_t at = text.out.find(last);
+	ASSERT_NE(at, std::string::npos) << text.out;
+	EXPECT_NE(text.out.find("pc_leaf <-pc_root", at), std::string::npos) << text.out;
+	std::string json = temp_path("smp.json");
+	VmmResult j = run_vmm({ "report", path, "-o", json });
+	ASSERT_EQ(j.status, 0) << j.err;
+	std::ifstream in(json);
+	std::string body((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+	EXPECT_NE(body.find("\"name\":\"vCPU " + std::to_string(n - 1) + "\""), std::string::npos);
+	unlink(json.c_str());
+	unlink(path.c_str());
+}
+
+// One vCPU crashes: the run ends at once with the crash status, the
+// report names that vCPU, and the flight recorder shows the others.
+TEST(Smp, CrashOnOneVcpuStopsThemAllAndNamesIt)
+{
+	REQUIRE_SMP(n);
+	std::string path = temp_path("smp-crash.trace");
+	VmmResult r = run_vmm({ "trace", "--kernel", image("x86_64"), "--mem", "32M", "--cpus",
+				std::to_string(n), "--append", "smp=crash exit=0", "-f", "pc_*",
+				"-o", path, "--timeout", "120" });
+	EXPECT_FALSE(r.timed_out);
+	EXPECT_EQ(r.status, 2) << r.err;
+	EXPECT_NE(r.err.find("earlytrace: guest stopped on vCPU 1: triple fault"),
+		  std::string::npos)
+		<< r.err;
+	EXPECT_NE(r.err.find("earlytrace: flight recorder: guest crash: triple fault"),
+		  std::string::npos)
+		<< r.err;
+	EXPECT_NE(r.err.find("  on vCPU 1\n"), std::string::npos) << r.err;
+	EXPECT_NE(r.err.find("  vCPU 0: "), std::string::npos) << r.err;
+	EXPECT_NE(r.err.find("<smp_ap_main+"), std::string::npos) << r.err;
+	TraceFile t = load_trace(path);
+	ASSERT_EQ(t.error, "");
+	EXPECT_TRUE(t.has_end);
+	long on_cpu1 = 0;
+	for (size_t i = 0; i < t.calls.size(); i++)
+		on_cpu1 += et_rec_cpu(&t.calls[i]) == 1 && t.fn[i] == "pc_leaf";
+	EXPECT_EQ(on_cpu1, 2 * kLeaves) << "CPU 1's tree ran before it crashed";
+	unlink(path.c_str());
+}
+
+TEST(Smp, TrampolineModeWithSeveralVcpusIsRefused)
+{
+	REQUIRE_SMP(n);
+	VmmResult r = run_vmm({ "trace", "--kernel", image("x86_64"), "--mem", "32M", "--cpus",
+				std::to_string(n), "--mode", "trampoline", "-f", "pc_*", "-o",
+				temp_path("smp-refused.trace"), "--timeout", "60" });
+	EXPECT_EQ(r.status, 1);
+	EXPECT_NE(r.err.find("earlytrace: --mode trampoline: trampolines record on one vCPU only"),
+		  std::string::npos)
+		<< r.err;
+	unlink(temp_path("smp-refused.trace").c_str());
+}
+
+TEST(Smp, MoreVcpusThanKvmRecommendsIsOneLineError)
+{
+	REQUIRE_KVM();
+	unsigned too_many = recommended_cpus() + 1;
+	VmmResult r = run_vmm({ "run", "--kernel", image("x86_64"), "--cpus",
+				std::to_string(too_many) });
+	EXPECT_EQ(r.status, 1);
+	EXPECT_EQ(r.err, "earlytrace: --cpus " + std::to_string(too_many) +
+				 ": KVM here recommends at most " +
+				 std::to_string(recommended_cpus()) + " vCPUs (KVM_CAP_NR_VCPUS)\n");
+}
+
+// The APs halt once their tree is done; --timeout must still end the run
+// (every vCPU is taken out of its halt) with the timeout's status.
+TEST(Smp, TimeoutStopsEveryVcpuEvenHaltedOnes)
+{
+	REQUIRE_SMP(n);
+	VmmResult r = run_vmm({ "run", "--kernel", image("x86_64"), "--mem", "32M", "--cpus",
+				std::to_string(n), "--append", "smp end=spin", "--timeout", "3" });
+	EXPECT_FALSE(r.timed_out);
+	EXPECT_EQ(r.status, 124) << r.err << r.out;
+	EXPECT_NE(r.out.find("smp cpus=" + std::to_string(n)), std::string::npos) << r.out;
+}
+
+// A signal goes to the boot processor's thread and ends every vCPU's.
+TEST(Smp, SignalStopsEveryVcpu)
+{
+	REQUIRE_SMP(n);
+	VmmRun run;
+	run.args = { "run", "--kernel", image("x86_64"), "--mem", "32M", "--cpus",
+		     std::to_string(n), "--append", "smp end=spin", "--timeout", "60" };
+	run.wait_for = "done";
+	run.send_signal = SIGTERM;
+	VmmResult r = run_vmm(run);
+	EXPECT_FALSE(r.timed_out);
+	EXPECT_EQ(r.status, 128 + SIGTERM) << r.err << r.out;
+}
+
+// A libvirt domain with <vcpu>2</vcpu> (its kernel: the test kernel with smp).
+TEST(Smp, LibvirtDomainWithTwoVcpusBoots)
+{
+	REQUIRE_SMP(n);
+	(void)n;
+	VmmResult r = run_vmm({ "run", "--connect", smp_node_uri(), "--domain", "et-two-vcpus",
+				"--timeout", "120" });
+	EXPECT_EQ(r.status, 0) << r.err << r.out;
+	EXPECT_NE(r.out.find("smp cpus=2 started=2"), std::string::npos) << r.out;
+	EXPECT_NE(r.out.find(cpu_line(1)), std::string::npos) << r.out;
+}
+
+// --hang-timeout with several vCPUs: the watchdog stops them all, and the
+// flight recorder shows every vCPU (the APs halted after their trees).
+TEST(Smp, HangReportShowsEveryVcpu)
+{
+	REQUIRE_SMP(n);
+	std::string path = temp_path("smp-hang.trace");
+	VmmResult r = run_vmm({ "trace", "--kernel", image("x86_64"), "--mem", "32M", "--cpus",
+				std::to_string(n), "--append", "smp end=spin", "-f", "pc_*", "-o",
+				path, "--hang-timeout", "2", "--timeout", "120" });
+	EXPECT_FALSE(r.timed_out);
+	EXPECT_EQ(r.status, 124) << r.err;
+	EXPECT_NE(r.err.find("earlytrace: flight recorder: hang"), std::string::npos) << r.err;
+	for (unsigned i = 1; i < n; i++)
+		EXPECT_NE(r.err.find("  vCPU " + std::to_string(i) +
+				     ": halted (HLT), waiting for an interrupt"),
+			  std::string::npos)
+			<< r.err;
+	unlink(path.c_str());
+}
