@@ -194,6 +194,21 @@ TEST(TraceDatClock, MultiplierFitsTraceCmdAndIsPrecise)
 	EXPECT_EQ(unknown.mult, 0u);
 	EXPECT_EQ(tracedat_clock_ns(&unknown, 12345), 12345u);
 	unknown.offset_ns = 0;
+	EXPECT_FALSE(tracedat_clock_wraps(&unknown, UINT64_MAX)); // cycles never wrap
+}
+
+TEST(TraceDatClock, WrapsPast2To64Nanoseconds)
+{
+	tracedat_clock c;
+	tracedat_clock_init(&c, 1000); // 1 MHz: 1000 ns a cycle
+	EXPECT_FALSE(tracedat_clock_wraps(&c, 0));
+	EXPECT_FALSE(tracedat_clock_wraps(&c, UINT64_MAX / 1000 - 1000));
+	EXPECT_TRUE(tracedat_clock_wraps(&c, UINT64_MAX / 1000 + 1000));
+	EXPECT_TRUE(tracedat_clock_wraps(&c, 1ull << 60));
+	// Where it does not wrap, libtracecmd's halves agree with the exact value.
+	uint64_t tsc = UINT64_MAX / 1000 - 1000;
+	EXPECT_EQ((unsigned __int128)tracedat_clock_ns(&c, tsc),
+		  ((unsigned __int128)tsc * c.mult) >> c.shift);
 }
 
 struct Tep {

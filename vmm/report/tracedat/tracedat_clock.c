@@ -36,3 +36,8 @@ uint64_t tracedat_clock_ns(const struct tracedat_clock *c, uint64_t tsc)
 		ns += (hi * c->mult) << (32 - c->shift);
 	return ns + (uint64_t)c->offset_ns;
 }
+
+bool tracedat_clock_wraps(const struct tracedat_clock *c, uint64_t tsc)
+{
+	return c->mult && ((unsigned __int128)tsc * c->mult) >> c->shift > UINT64_MAX;
+}

@@ -40,6 +40,11 @@ void tracedat_clock_init(struct tracedat_clock *c, uint64_t tsc_khz);
  * when the frequency is unknown). */
 uint64_t tracedat_clock_ns(const struct tracedat_clock *c, uint64_t tsc);
 
+/* Whether libtracecmd's conversion of tsc wraps: its time in ns (before
+ * the offset) is past 2^64, some 584 years of TSC, so readers show it
+ * at a wrong, earlier time. Never with the frequency unknown. */
+bool tracedat_clock_wraps(const struct tracedat_clock *c, uint64_t tsc);
+
 #ifdef __cplusplus
 }
 #endif
