@@ -107,6 +107,28 @@ static int expected(struct trace_reader *r, struct readback *rb)
 	return ret;
 }
 
+/* libtracecmd 3.1.6 leaves pages of the file it read mapped after
+ * tracecmd_close() (a few mappings a file): over tens of thousands of
+ * executions the process reaches vm.max_map_count and every mmap fails,
+ * AddressSanitizer's own included. The handle is closed, so nothing can
+ * use them any more: unmap whatever of the output file is still mapped. */
+static void unmap_leftovers(void)
+{
+	FILE *maps = fopen("/proc/self/maps", "r");
+	char line[512];
+
+	if (!maps)
+		return;
+	while (fgets(line, sizeof(line), maps)) {
+		unsigned long start, end;
+
+		if (strstr(line, "/memfd:earlytrace-fuzz-dat") &&
+		    sscanf(line, "%lx-%lx", &start, &end) == 2)
+			munmap((void *)start, end - start);
+	}
+	fclose(maps);
+}
+
 /* The trace.dat output: its own memfd, rewritten for each input. */
 static FILE *output(char *path, size_t len)
 {
@@ -165,7 +187,9 @@ static int readback(const uint8_t *data, size_t size)
 	if (report_note()[0])
 		rb.want[0]++; /* "trace-dat could not express: ..." */
 
-	if (dat_read(dat, &cpus, got_record, &rb)) {
+	ret = dat_read(dat, &cpus, got_record, &rb);
+	unmap_leftovers();
+	if (ret) {
 		fprintf(stderr, "tracedat_readback: libtracecmd cannot read the file\n");
 		abort();
 	}

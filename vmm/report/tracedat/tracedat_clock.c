@@ -14,13 +14,14 @@ void tracedat_clock_init(struct tracedat_clock *c, uint64_t tsc_khz)
 	for (int shift = 32; shift >= 0; shift--) {
 		unsigned __int128 m = (((unsigned __int128)1000000u << shift) + tsc_khz / 2) / tsc_khz;
 
-		if (m && m <= UINT32_MAX) {
+		/* libtracecmd takes it as an int: 31 bits. */
+		if (m && m <= INT32_MAX) {
 			c->mult = (uint32_t)m;
 			c->shift = (uint32_t)shift;
 			return;
 		}
 	}
-	/* Over 4 THz: no multiplier fits; readers show cycles. */
+	/* Over 2 THz: no multiplier fits; readers show cycles. */
 	c->tsc_khz = 0;
 }
 
