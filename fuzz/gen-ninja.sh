@@ -69,7 +69,7 @@ rule ar
   command = rm -f \$out && ar crs \$out \$in
   description = AR \$out
 rule link
-  command = \$cc \$san -fsanitize=fuzzer -o \$out \$in \$host_libs -lxml2
+  command = \$cc \$san -fsanitize=fuzzer -o \$out \$in \$host_libs -lxml2 \$extra_libs
   description = LINK \$out
 
 $lib_builds
@@ -80,10 +80,16 @@ build $out/obj/fuzz/targets_ftrace.o: cc fuzz/targets_ftrace.c
 build $out/obj/fuzz/targets_libvirt.o: cc fuzz/targets_libvirt.c
 build $out/obj/vmm/libvirt/domain_parse.o: cc vmm/libvirt/domain_parse.c
   host_cflags = \$host_cflags \$xml_cflags
+# tracedat_readback: trace.dat read back by libtracecmd (tests/tracedat_read.c).
+build $out/obj/fuzz/targets_tracedat.o: cc fuzz/targets_tracedat.c
+build $out/obj/tests/tracedat_read.o: cc tests/tracedat_read.c
+  host_cflags = \$host_cflags \$tracecmd_cflags
 EOF
 for t in "$@"; do
 	echo "build $out/obj/fuzz/fuzz_$t.o: cc fuzz/fuzz_$t.c"
 	echo "build $out/fuzz_$t: link $out/obj/fuzz/fuzz_$t.o $out/obj/fuzz/targets.o" \
 		"$out/obj/fuzz/targets_ftrace.o $out/obj/fuzz/targets_libvirt.o" \
-		"$out/obj/vmm/libvirt/domain_parse.o $out/libearlytrace.a"
+		"$out/obj/vmm/libvirt/domain_parse.o $out/obj/fuzz/targets_tracedat.o" \
+		"$out/obj/tests/tracedat_read.o $out/libearlytrace.a"
+	echo "  extra_libs = -ltracecmd -ltraceevent"
 done

@@ -471,10 +471,12 @@ def trace_file(events=5, end=True, cut=0):
 
 
 def seeds_trace_reader():
-    write("trace_reader", "all-records.trace", trace_file())
-    write("trace_reader", "no-end.trace", trace_file(events=40, end=False))
-    write("trace_reader", "truncated.trace", trace_file(cut=7))
-    write("trace_reader", "header-only.trace", b"ETTRACE\0" + u32(1) + u32(16))
+    # tracedat_readback (the trace.dat writer read back) takes trace files too.
+    for target in ("trace_reader", "tracedat_readback"):
+        write(target, "all-records.trace", trace_file())
+        write(target, "no-end.trace", trace_file(events=40, end=False))
+        write(target, "truncated.trace", trace_file(cut=7))
+        write(target, "header-only.trace", b"ETTRACE\0" + u32(1) + u32(16))
 
 
 def seeds_trace_real():
@@ -485,7 +487,9 @@ def seeds_trace_real():
                     "--max-events", "24", "-o", path], check=True, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
     with open(path, "rb") as f:
-        write("trace_reader", "x86_64-ct-24.trace", f.read())
+        real = f.read()
+    write("trace_reader", "x86_64-ct-24.trace", real)
+    write("tracedat_readback", "x86_64-ct-24.trace", real)
     os.unlink(path)
 
 

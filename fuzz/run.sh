@@ -24,7 +24,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 ALL_TARGETS=(elf bzimage system_map kallsyms trace_reader hypercall tramp_drain page_walk expect
-	ftrace_page ftrace_ring panic_message domain_xml)
+	ftrace_page ftrace_ring panic_message domain_xml tracedat_readback)
 RUNS=${FUZZ_RUNS:-200000}
 # Longest input the fuzzer makes (larger seeds are cut to it): what the
 # committed seeds need, so executions stay fast. FUZZ_MAX_LEN=0 lets
@@ -33,6 +33,7 @@ declare -A DEFAULT_MAX_LEN=(
 	[elf]=16384 [bzimage]=16384 [system_map]=16384 [kallsyms]=16384
 	[trace_reader]=16384 [hypercall]=2048 [tramp_drain]=2048 [page_walk]=24576
 	[expect]=4096 [ftrace_page]=8192 [ftrace_ring]=32768 [panic_message]=4096 [domain_xml]=8192
+	[tracedat_readback]=16384
 )
 OUT=build/fuzz
 
@@ -77,7 +78,7 @@ ninja -f "$ninja_file" "${bins[@]}" || { echo "fuzz: build failed" >&2; exit 2; 
 # ---- seeds made here from built artifacts (too large to commit) --------
 gen=$OUT/generated
 rm -rf "$gen"
-mkdir -p "$gen"/{elf,system_map,trace_reader}
+mkdir -p "$gen"/{elf,system_map,trace_reader,tracedat_readback}
 for img in build/images/*.elf; do
 	[ -f "$img" ] || continue
 	cp "$img" "$gen/elf/build-$(basename "$img")"
@@ -88,6 +89,8 @@ if [ -x build/earlytrace ] && [ -f build/images/x86_64.elf ] && [ -w /dev/kvm ];
 		-o "$gen/trace_reader/build-x86_64-ct.trace" >/dev/null 2>&1 ||
 		rm -f "$gen/trace_reader/build-x86_64-ct.trace"
 fi
+# The trace.dat writer reads the same trace files.
+cp "$gen"/trace_reader/* "$gen/tracedat_readback/" 2>/dev/null
 
 # ---- run ---------------------------------------------------------------
 table=$OUT/results.txt

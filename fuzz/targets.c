@@ -111,7 +111,7 @@ static void put_le32(uint8_t *p, uint32_t v)
  * process, rewritten for each input and named through /proc/self/fd, so
  * the code under test opens and reads it exactly as it would a disk file.
  */
-static const char *as_file(const uint8_t *data, size_t size)
+const char *fuzz_as_file(const uint8_t *data, size_t size)
 {
 	static int fd = -1;
 	static char path[64];
@@ -283,7 +283,7 @@ int fuzz_bzimage(const uint8_t *data, size_t size)
 	}
 	if (bzimage_parse(data, size, &bz) == 0 && bz.kernel_size > FUZZ_MAX_KERNEL)
 		return -1;
-	path = as_file(data, size);
+	path = fuzz_as_file(data, size);
 	if (!path || kernel_image_open(&img, path))
 		return -1;
 	use_kernel(&img);
@@ -310,7 +310,7 @@ static void use_symtab(const struct symtab *tab)
 int fuzz_system_map(const uint8_t *data, size_t size)
 {
 	struct symbols syms;
-	const char *path = as_file(data, size);
+	const char *path = fuzz_as_file(data, size);
 
 	if (!path || symbols_from_system_map(&syms, path))
 		return -1;
@@ -347,7 +347,7 @@ static int read_trace(const uint8_t *data, size_t size, bool report)
 	static FILE *null;
 	struct trace_reader *r;
 	struct trace_record rec;
-	const char *path = as_file(data, size);
+	const char *path = fuzz_as_file(data, size);
 	char state[256];
 	size_t nr_notes;
 
@@ -368,18 +368,15 @@ static int read_trace(const uint8_t *data, size_t size, bool report)
 	return 0;
 }
 
-int fuzz_trace_reader(const uint8_t *data, size_t size)
+uint8_t *fuzz_trace_fix_crcs(const uint8_t *data, size_t size)
 {
 	uint8_t *copy;
 	size_t off;
 	uint32_t hlen;
-	int ret;
 
-	/* As is, then with every complete record's CRC made right: a fuzzer
-	 * does not find CRC32s, so without this it would never get past them. */
 	hlen = size >= TRACE_FILE_HEADER_SIZE ? get_le32(data + 12) : 0;
 	if (hlen < TRACE_FILE_HEADER_SIZE || hlen > size || !(copy = malloc(size)))
-		return read_trace(data, size, true);
+		return NULL;
 	memcpy(copy, data, size);
 	for (off = hlen; size - off >= TRACE_RECORD_OVERHEAD;) {
 		uint32_t len = get_le32(copy + off + 4);
@@ -389,6 +386,19 @@ int fuzz_trace_reader(const uint8_t *data, size_t size)
 		put_le32(copy + off + 8 + len, (uint32_t)crc32(0L, copy + off, 8 + len));
 		off += TRACE_RECORD_OVERHEAD + len;
 	}
+	return copy;
+}
+
+int fuzz_trace_reader(const uint8_t *data, size_t size)
+{
+	uint8_t *copy;
+	int ret;
+
+	/* As is, then with every complete record's CRC made right: a fuzzer
+	 * does not find CRC32s, so without this it would never get past them. */
+	copy = fuzz_trace_fix_crcs(data, size);
+	if (!copy)
+		return read_trace(data, size, true);
 	if (memcmp(copy, data, size)) {
 		read_trace(data, size, false);
 		ret = read_trace(copy, size, true);
@@ -867,7 +877,7 @@ int fuzz_expect(const uint8_t *data, size_t size)
 	struct expect_list l;
 	struct expect_outcome *out;
 	struct trace_reader *r;
-	const char *path = as_file(data, size), *trace = expect_trace();
+	const char *path = fuzz_as_file(data, size), *trace = expect_trace();
 
 	if (!path || expect_parse_file(&l, path))
 		return -1;
@@ -947,6 +957,7 @@ const struct fuzz_target fuzz_targets[] = {
 	{ "ftrace_ring", fuzz_ftrace_ring },
 	{ "panic_message", fuzz_panic_message },
 	{ "domain_xml", fuzz_domain_xml },
+	{ "tracedat_readback", fuzz_tracedat_readback },
 	{ NULL, NULL },
 };
 

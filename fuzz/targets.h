@@ -84,6 +84,21 @@ int fuzz_panic_message(const uint8_t *data, size_t size);
  * (fuzz/targets_libvirt.c): its error or notes must be one line each. */
 int fuzz_domain_xml(const uint8_t *data, size_t size);
 
+/* The trace.dat writer read back (fuzz/targets_tracedat.c): the bytes as
+ * an earlytrace trace file (CRCs made right, as for trace_reader), written
+ * as trace.dat (`report --format trace-dat`), then opened with libtracecmd
+ * and every record read; aborts when the file cannot be read or holds
+ * other events than the trace says it must (count per CPU, unknown event
+ * types, the CPU count, time going backwards on a CPU). */
+int fuzz_tracedat_readback(const uint8_t *data, size_t size);
+
+/* Helpers the targets share. The bytes as a file (a memfd named through
+ * /proc/self/fd): its path, valid until the next call; NULL on failure. */
+const char *fuzz_as_file(const uint8_t *data, size_t size);
+/* A malloc'ed copy of a trace file's bytes with every complete record's
+ * CRC made right; NULL when the bytes have no trace file header. */
+uint8_t *fuzz_trace_fix_crcs(const uint8_t *data, size_t size);
+
 struct fuzz_target {
 	const char *name; /* the fuzz/fuzz_<name>.c and tests/fuzz-corpus/<name>/ name */
 	int (*run)(const uint8_t *data, size_t size);

@@ -20,9 +20,17 @@ PACKAGES=(
 
 # --viewers: also what bench/kernelshark-screenshot.sh runs (KernelShark
 # under a virtual X server, and the tools that take its screenshot).
-if [ "${1:-}" = --viewers ]; then
-	PACKAGES+=(kernelshark xvfb x11-apps netpbm xdotool)
-fi
+# --libvirt: also QEMU and the libvirt daemon, for the slow test that starts
+# domain-xml's definition under virsh (tests/boot/test_virsh.cc; then
+# scripts/start-libvirtd.sh). Not in the default set: about 100 MiB that
+# only that test, behind EARLYTRACE_SLOW_TESTS=1, uses.
+for arg in "$@"; do
+	case "$arg" in
+	--viewers) PACKAGES+=(kernelshark xvfb x11-apps netpbm xdotool) ;;
+	--libvirt) PACKAGES+=(qemu-system-x86 libvirt-daemon-system libvirt-daemon-driver-qemu libvirt-clients) ;;
+	*) echo "install-deps: unknown option $arg (--viewers, --libvirt)" >&2; exit 2 ;;
+	esac
+done
 
 missing=()
 for p in "${PACKAGES[@]}"; do

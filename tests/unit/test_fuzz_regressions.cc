@@ -90,6 +90,7 @@ TEST(FuzzRegression, FtraceLayoutIsTheFixtures)
 }
 TEST(FuzzRegression, PanicMessage) { check_target("panic_message"); }
 TEST(FuzzRegression, DomainXml) { check_target("domain_xml"); }
+TEST(FuzzRegression, TracedatReadback) { check_target("tracedat_readback"); }
 
 // What the fuzzers found, checked for the fix itself where a sanitizer
 // alone would not notice (the inputs above only prove there is no crash).

@@ -160,9 +160,12 @@ TEST(TraceDatPages, RefusesWhatNoPageHolds)
 	EXPECT_EQ(tracedat_pages_init(&p2, TRACEDAT_MAX_CPUS + 1, collect, &c), -1);
 }
 
-// trace-cmd's mul_u64_u32_shr(), as lib/trace-cmd/trace-input.c has it.
-uint64_t tracecmd_ns(uint64_t ts, uint32_t mult, uint32_t shift)
+// trace-cmd's mul_u64_u32_shr(), as lib/trace-cmd/trace-input.c has it:
+// the multiplier read into an int and widened with its sign (a mult of
+// 2^31 or more turns every time into garbage there).
+uint64_t tracecmd_ns(uint64_t ts, uint32_t mult_read, uint32_t shift)
 {
+	uint64_t mult = (uint64_t)(int64_t)(int32_t)mult_read;
 	uint64_t al = (uint32_t)ts, ah = ts >> 32;
 	uint64_t ret = (al * mult) >> shift;
 	if (ah)
@@ -178,6 +181,7 @@ TEST(TraceDatClock, MultiplierFitsTraceCmdAndIsPrecise)
 		tracedat_clock_init(&c, khz);
 		SCOPED_TRACE("khz " + std::to_string(khz));
 		ASSERT_GT(c.mult, 0u);
+		EXPECT_LE(c.mult, (uint32_t)INT32_MAX); // libtracecmd's int
 		EXPECT_LE(c.shift, 32u);
 		for (uint64_t tsc : { 0ull, 1ull, 123456789ull, 2610308612022ull, 1ull << 44 }) {
 			unsigned __int128 exact = (unsigned __int128)tsc * 1000000u / khz;
@@ -194,6 +198,21 @@ TEST(TraceDatClock, MultiplierFitsTraceCmdAndIsPrecise)
 	EXPECT_EQ(unknown.mult, 0u);
 	EXPECT_EQ(tracedat_clock_ns(&unknown, 12345), 12345u);
 	unknown.offset_ns = 0;
+	EXPECT_FALSE(tracedat_clock_wraps(&unknown, UINT64_MAX)); // cycles never wrap
+}
+
+TEST(TraceDatClock, WrapsPast2To64Nanoseconds)
+{
+	tracedat_clock c;
+	tracedat_clock_init(&c, 1000); // 1 MHz: 1000 ns a cycle
+	EXPECT_FALSE(tracedat_clock_wraps(&c, 0));
+	EXPECT_FALSE(tracedat_clock_wraps(&c, UINT64_MAX / 1000 - 1000));
+	EXPECT_TRUE(tracedat_clock_wraps(&c, UINT64_MAX / 1000 + 1000));
+	EXPECT_TRUE(tracedat_clock_wraps(&c, 1ull << 60));
+	// Where it does not wrap, libtracecmd's halves agree with the exact value.
+	uint64_t tsc = UINT64_MAX / 1000 - 1000;
+	EXPECT_EQ((unsigned __int128)tracedat_clock_ns(&c, tsc),
+		  ((unsigned __int128)tsc * c.mult) >> c.shift);
 }
 
 struct Tep {

@@ -301,3 +301,28 @@ TEST(TraceDat, HelpNamesTheFormatAndBadInputFailsCleanly)
 }
 
 } // namespace
+
+// libtracecmd turns a TSC into ns in 64 bits: past 2^64 ns (centuries of
+// TSC, seen only in damaged or hostile files) its times wrap and come out
+// of order. The writer keeps the raw TSC, and counts and says it.
+TEST(TraceDat, TimesPastWhatTraceCmdConvertsAreCountedAndSaid)
+{
+	TempDir d;
+	std::string etr = d.file("far.etr"), dat = d.file("far.dat");
+	trace_writer *w = open_trace(etr, 1000); // 1 MHz: a microsecond a cycle
+	et_ring_record near = make_call(1000, K, K + 0x420);
+	et_ring_record far = make_call(1ull << 60, K + 0x100, K);
+	EXPECT_EQ(trace_writer_events(w, &near, 1), 0);
+	EXPECT_EQ(trace_writer_events(w, &far, 1), 0);
+	EXPECT_EQ(trace_writer_close(w, 2, 0, "guest exited (0)"), 0);
+
+	EXPECT_EQ(convert(etr, dat), "trace-dat could not express: 1 events at TSCs past 2^64 ns, "
+				     "where trace-cmd's conversion to ns wraps (shown at wrong "
+				     "times)");
+	DatFile got = read_tracedat(dat);
+	ASSERT_TRUE(got.ok) << got.error;
+	size_t calls = 0;
+	for (const DatEvent &e : got.events)
+		calls += e.name == "function";
+	EXPECT_EQ(calls, 2u);
+}

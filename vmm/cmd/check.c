@@ -15,6 +15,7 @@
 #include "vmm/cmd/cli.h"
 #include "vmm/error.h"
 #include "vmm/kvm/stop.h"
+#include "vmm/trace/read_progress.h"
 #include "vmm/util/output_file.h"
 
 const char cli_check_usage[] =
@@ -127,25 +128,36 @@ int check_trace(const char *trace_path, const char *label, const struct expect_l
 	struct trace_reader *r = NULL;
 	struct expect_outcome *o;
 	struct expect_facts facts;
+	struct read_progress progress;
 	struct ktap k;
+	int end;
 
-	if (trace_reader_open(&r, trace_path))
+	read_progress_start(&progress);
+	if (trace_reader_open(&r, trace_path)) {
+		read_progress_stop(&progress);
 		return EXIT_STATUS_ERROR;
+	}
+	read_progress_file(&progress, r);
 	o = calloc(l->nr ? l->nr : 1, sizeof(*o));
 	if (!o) {
+		read_progress_stop(&progress);
 		trace_reader_close(r);
 		et_error("out of memory");
 		return EXIT_STATUS_ERROR;
 	}
 	if (expect_evaluate(l, r, o, &facts)) {
+		read_progress_stop(&progress);
 		free(o);
 		trace_reader_close(r);
 		return EXIT_STATUS_ERROR;
 	}
+	read_progress_output(&progress, out);
 	write_report(r, label ? label : trace_path, l, o, &facts, out, &k);
 	free(o);
+	end = ktap_end(&k);
+	read_progress_stop(&progress);
 	trace_reader_close(r);
-	if (ktap_end(&k))
+	if (end)
 		return EXIT_STATUS_ERROR;
 	return k.fail || k.error ? EXIT_STATUS_EXPECT_FAILED : 0;
 }

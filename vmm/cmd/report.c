@@ -14,6 +14,7 @@
 #include "vmm/cmd/cli.h"
 #include "vmm/error.h"
 #include "vmm/kvm/stop.h"
+#include "vmm/trace/read_progress.h"
 #include "vmm/util/output_file.h"
 
 const char cli_report_usage[] =
@@ -91,19 +92,27 @@ int report_to_file(const char *trace_path, enum report_format fmt, const char *o
 {
 	struct trace_reader *r;
 	struct output_file of = { 0 };
+	struct read_progress progress;
 	int ret;
 
-	if (trace_reader_open(&r, trace_path))
+	read_progress_start(&progress);
+	if (trace_reader_open(&r, trace_path)) {
+		read_progress_stop(&progress);
 		return -1;
+	}
+	read_progress_file(&progress, r);
 	if (output_file_open(&of, out_path)) {
+		read_progress_stop(&progress);
 		trace_reader_close(r);
 		return -1;
 	}
+	read_progress_output(&progress, of.f);
 	ret = report_write(r, fmt, of.f);
 	if (ret)
 		output_file_abort(&of);
 	else
 		ret = output_file_commit(&of);
+	read_progress_stop(&progress);
 	if (!ret && report_note()[0])
 		fprintf(stderr, "earlytrace: note: %s\n", report_note());
 	trace_reader_close(r);
@@ -116,6 +125,7 @@ int cmd_report(int argc, char **argv)
 	struct trace_reader *r = NULL;
 	const struct trace_info *in;
 	struct output_file of = { 0 };
+	struct read_progress progress;
 	FILE *out = stdout;
 	int ret;
 
@@ -127,13 +137,21 @@ int cmd_report(int argc, char **argv)
 		fputs(cli_report_usage, stdout);
 		return 0;
 	}
-	if (output_refuse_inputs("-o", opts.output, &opts.trace_file, 1) ||
-	    trace_reader_open(&r, opts.trace_file)) {
+	if (output_refuse_inputs("-o", opts.output, &opts.trace_file, 1)) {
 		et_print_error();
 		return EXIT_STATUS_ERROR;
 	}
+	/* From the open on: its validating pass reads the whole file. */
+	read_progress_start(&progress);
+	if (trace_reader_open(&r, opts.trace_file)) {
+		read_progress_stop(&progress);
+		et_print_error();
+		return EXIT_STATUS_ERROR;
+	}
+	read_progress_file(&progress, r);
 	if (opts.output) {
 		if (output_file_open(&of, opts.output)) {
+			read_progress_stop(&progress);
 			et_print_error();
 			trace_reader_close(r);
 			return EXIT_STATUS_ERROR;
@@ -141,6 +159,7 @@ int cmd_report(int argc, char **argv)
 		out = of.f;
 	}
 	report_set_raw_durations(opts.raw_durations);
+	read_progress_output(&progress, out);
 	ret = report_write(r, opts.format, out);
 	if (opts.output) {
 		if (ret)
@@ -148,6 +167,7 @@ int cmd_report(int argc, char **argv)
 		else
 			ret = output_file_commit(&of);
 	}
+	read_progress_stop(&progress);
 	in = trace_reader_info(r);
 	if (!ret && report_note()[0])
 		fprintf(stderr, "earlytrace: note: %s\n", report_note());

@@ -288,6 +288,11 @@ const struct trace_note *trace_reader_notes(const struct trace_reader *r, size_t
 int trace_reader_next(struct trace_reader *r, struct trace_record *rec);
 /* Back to the first record. */
 int trace_reader_rewind(struct trace_reader *r);
+/* Events read so far by all the readers of this process (each EVENTS
+ * record's events, each time one is read: the validating pass at open
+ * and every later pass count): what a conversion's progress line shows.
+ * Safe to call from any thread. */
+uint64_t trace_reader_events_read(void);
 
 /*
  * Events in TSC order. A file is made of runs, stretches whose events are

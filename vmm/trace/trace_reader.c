@@ -359,6 +359,15 @@ static int add_note(struct trace_reader *r, const struct trace_record *rec)
 
 /* Reads the record at r->off. 1, 0 at the end (or a truncated record),
  * -1 on corruption or I/O errors. */
+/* Events read by every reader of this process, for progress lines: the
+ * line's thread loads it while a reader adds to it. */
+static uint64_t events_read;
+
+uint64_t trace_reader_events_read(void)
+{
+	return __atomic_load_n(&events_read, __ATOMIC_RELAXED);
+}
+
 static int read_record(struct trace_reader *r, struct trace_record *rec)
 {
 	uint8_t hdr[8];
@@ -438,6 +447,7 @@ static int read_record(struct trace_reader *r, struct trace_record *rec)
 		/* malloc'ed buffer: suitably aligned for the records. */
 		rec->events = (const struct et_ring_record *)(const void *)r->buf;
 		rec->nr_events = len / sizeof(struct et_ring_record);
+		__atomic_fetch_add(&events_read, rec->nr_events, __ATOMIC_RELAXED);
 		break;
 	case TRACE_REC_DROPS:
 	case TRACE_REC_MARK:

@@ -14,13 +14,14 @@ void tracedat_clock_init(struct tracedat_clock *c, uint64_t tsc_khz)
 	for (int shift = 32; shift >= 0; shift--) {
 		unsigned __int128 m = (((unsigned __int128)1000000u << shift) + tsc_khz / 2) / tsc_khz;
 
-		if (m && m <= UINT32_MAX) {
+		/* libtracecmd takes it as an int: 31 bits. */
+		if (m && m <= INT32_MAX) {
 			c->mult = (uint32_t)m;
 			c->shift = (uint32_t)shift;
 			return;
 		}
 	}
-	/* Over 4 THz: no multiplier fits; readers show cycles. */
+	/* Over 2 THz: no multiplier fits; readers show cycles. */
 	c->tsc_khz = 0;
 }
 
@@ -35,4 +36,9 @@ uint64_t tracedat_clock_ns(const struct tracedat_clock *c, uint64_t tsc)
 	if (hi)
 		ns += (hi * c->mult) << (32 - c->shift);
 	return ns + (uint64_t)c->offset_ns;
+}
+
+bool tracedat_clock_wraps(const struct tracedat_clock *c, uint64_t tsc)
+{
+	return c->mult && ((unsigned __int128)tsc * c->mult) >> c->shift > UINT64_MAX;
 }

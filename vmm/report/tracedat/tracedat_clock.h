@@ -7,11 +7,13 @@
  *	ns = ((tsc * mult) >> shift) + offset_ns
  *
  * where trace-cmd computes the product in two 32-bit halves
- * (mul_u64_u32_shr), so shift is at most 32 and mult below 2^32, and adds
+ * (mul_u64_u32_shr), so shift is at most 32, and reads mult as a signed
+ * int that it widens with its sign, so mult stays below 2^31 (one at or
+ * above it made every time wrong: a TSC under 2 GHz had one), and adds
  * offset_ns from the OFFSET option (the TSC2NSEC option has an offset
  * field too, but libtracecmd 3.1.6 reads and ignores it, so it stays 0).
  * offset_ns is where a later time origin goes: 0 shows the TSC's own
- * origin. A 32-bit multiplier is exact to better than 1 part in 2^31 for
+ * origin. A 31-bit multiplier is exact to better than 1 part in 2^31 for
  * a TSC up to 4 GHz (under 4 us after 2 hours of TSC), which is inside
  * the precision of a frequency known in kHz.
  */
@@ -33,12 +35,17 @@ struct tracedat_clock {
 };
 
 /* mult and shift for tsc_khz: the largest shift (up to 32) whose
- * rounded multiplier still fits in 32 bits. */
+ * rounded multiplier still fits in 31 bits. */
 void tracedat_clock_init(struct tracedat_clock *c, uint64_t tsc_khz);
 
 /* A TSC in nanoseconds exactly as libtracecmd computes it (the raw TSC
  * when the frequency is unknown). */
 uint64_t tracedat_clock_ns(const struct tracedat_clock *c, uint64_t tsc);
+
+/* Whether libtracecmd's conversion of tsc wraps: its time in ns (before
+ * the offset) is past 2^64, some 584 years of TSC, so readers show it
+ * at a wrong, earlier time. Never with the frequency unknown. */
+bool tracedat_clock_wraps(const struct tracedat_clock *c, uint64_t tsc);
 
 #ifdef __cplusplus
 }

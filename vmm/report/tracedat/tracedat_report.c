@@ -48,6 +48,7 @@ struct losses {
 	uint64_t cpu_over;	  /* events of vCPUs the file cannot hold */
 	uint64_t backwards;	  /* events written at an earlier event's time */
 	uint64_t cut;		  /* texts cut to fit a page */
+	uint64_t wrapped;	  /* at TSCs whose time in ns readers cannot compute */
 };
 
 struct conv {
@@ -143,6 +144,8 @@ static int note_event(struct conv *c, struct tracedat_pages *p, const struct tra
 {
 	uint32_t len;
 
+	if (tracedat_clock_wraps(&c->clock, n->tsc))
+		c->losses.wrapped++;
 	/* The guest kernel's trace_printk text as ftrace:print on its CPU; a
 	 * raw event's format is not known here, so it goes as a mark. */
 	if (n->type == TRACE_REC_KEVENT && n->kevent_kind != TRACE_KEVENT_RAW &&
@@ -164,6 +167,8 @@ static int event(struct conv *c, struct tracedat_pages *p, const struct et_ring_
 		c->losses.cpu_over++;
 		return 0;
 	}
+	if (tracedat_clock_wraps(&c->clock, e->tsc))
+		c->losses.wrapped++;
 	if (et_rec_is_exit(e))
 		return exit_event(c, p, e);
 	if (et_rec_kind(e) == ET_REC_RET)
@@ -197,6 +202,9 @@ static const char *losses_text(const struct conv *c, char *buf, size_t len)
 	count_part(buf, len, l->backwards,
 		   "events earlier than the one before on their vCPU, written at its time");
 	count_part(buf, len, l->cut, "texts cut to fit a 4 KiB page");
+	count_part(buf, len, l->wrapped,
+		   "events at TSCs past 2^64 ns, where trace-cmd's conversion to ns wraps "
+		   "(shown at wrong times)");
 	count_part(buf, len, c->kallsyms.renamed, "symbol names with spaces, written with '?'");
 	count_part(buf, len, c->kallsyms.skipped, "symbols not written to kallsyms");
 	return buf;
