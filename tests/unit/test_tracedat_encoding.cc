@@ -201,6 +201,40 @@ TEST(TraceDatClock, MultiplierFitsTraceCmdAndIsPrecise)
 	EXPECT_FALSE(tracedat_clock_wraps(&unknown, UINT64_MAX)); // cycles never wrap
 }
 
+// The raw TSC counts from the host's boot: after hours, the multiplier's
+// rounding alone is microseconds (the TraceDatBoot comparison with
+// trace-cmd failed at 1.6 us after four hours of uptime). Anchored at the
+// trace's time zero, readers are exact there and nanoseconds off a second
+// later, whatever the uptime.
+TEST(TraceDatClock, AnchoredAtTimeZeroItStaysExactAfterDaysOfUptime)
+{
+	for (uint64_t khz : { 1996000ull, 2445400ull, 3000000ull }) {
+		SCOPED_TRACE("khz " + std::to_string(khz));
+		const uint64_t zero = khz * 1000ull * 86400 * 3; // three days of TSC
+		tracedat_clock c;
+		tracedat_clock_init(&c, khz);
+		tracedat_clock_anchor(&c, zero);
+		for (uint64_t after : std::initializer_list<uint64_t>{ 0, 1, khz * 1000, khz * 1000 * 60 }) {
+			uint64_t tsc = zero + after;
+			unsigned __int128 exact = ((unsigned __int128)tsc * 1000000u + khz / 2) / khz;
+			uint64_t ns = tracecmd_ns(tsc, c.mult, c.shift) + (uint64_t)c.offset_ns;
+			EXPECT_EQ(ns, tracedat_clock_ns(&c, tsc)); // what trace-cmd adds up
+			uint64_t diff = ns > exact ? ns - (uint64_t)exact : (uint64_t)exact - ns;
+			// The rounding of the time since zero only: 1 in 2^30.
+			uint64_t since_ns = (uint64_t)((unsigned __int128)after * 1000000u / khz);
+			EXPECT_LE(diff, (since_ns >> 30) + 1) << "after " << after;
+		}
+		// Without the anchor the same moment was microseconds off.
+		tracedat_clock raw;
+		tracedat_clock_init(&raw, khz);
+		unsigned __int128 exact = ((unsigned __int128)zero * 1000000u + khz / 2) / khz;
+		uint64_t ns = tracedat_clock_ns(&raw, zero);
+		if (khz == 1996000ull) {
+			EXPECT_GT(ns > exact ? ns - (uint64_t)exact : (uint64_t)exact - ns, 1000u);
+		}
+	}
+}
+
 TEST(TraceDatClock, WrapsPast2To64Nanoseconds)
 {
 	tracedat_clock c;

@@ -25,17 +25,35 @@ void tracedat_clock_init(struct tracedat_clock *c, uint64_t tsc_khz)
 	c->tsc_khz = 0;
 }
 
-uint64_t tracedat_clock_ns(const struct tracedat_clock *c, uint64_t tsc)
+/* trace-cmd's mul_u64_u32_shr(), wrapping where it wraps. */
+static uint64_t mul_shift(const struct tracedat_clock *c, uint64_t tsc)
 {
 	uint64_t lo = (uint32_t)tsc, hi = tsc >> 32, ns;
 
-	if (!c->mult)
-		return tsc;
-	/* trace-cmd's mul_u64_u32_shr(), wrapping where it wraps. */
 	ns = (lo * c->mult) >> c->shift;
 	if (hi)
 		ns += (hi * c->mult) << (32 - c->shift);
-	return ns + (uint64_t)c->offset_ns;
+	return ns;
+}
+
+void tracedat_clock_anchor(struct tracedat_clock *c, uint64_t tsc)
+{
+	unsigned __int128 exact;
+
+	if (!c->mult || tracedat_clock_wraps(c, tsc))
+		return;
+	exact = ((unsigned __int128)tsc * 1000000u + c->tsc_khz / 2) / c->tsc_khz;
+	if (exact > INT64_MAX)
+		return;
+	/* Both below 2^63: the difference fits. */
+	c->offset_ns = (int64_t)exact - (int64_t)mul_shift(c, tsc);
+}
+
+uint64_t tracedat_clock_ns(const struct tracedat_clock *c, uint64_t tsc)
+{
+	if (!c->mult)
+		return tsc;
+	return mul_shift(c, tsc) + (uint64_t)c->offset_ns;
 }
 
 bool tracedat_clock_wraps(const struct tracedat_clock *c, uint64_t tsc)

@@ -12,10 +12,12 @@
  * above it made every time wrong: a TSC under 2 GHz had one), and adds
  * offset_ns from the OFFSET option (the TSC2NSEC option has an offset
  * field too, but libtracecmd 3.1.6 reads and ignores it, so it stays 0).
- * offset_ns is where a later time origin goes: 0 shows the TSC's own
- * origin. A 31-bit multiplier is exact to better than 1 part in 2^31 for
- * a TSC up to 4 GHz (under 4 us after 2 hours of TSC), which is inside
- * the precision of a frequency known in kHz.
+ * A 31-bit multiplier is exact to 1 part in 2^30 to 2^31 for a TSC up
+ * to 4 GHz: small, but applied to the raw TSC, which counts from the
+ * host's boot, it grows to microseconds within hours; offset_ns takes
+ * up that rounding at the trace's time zero (tracedat_clock_anchor), so
+ * readers show the TSC's own time, exact there and off only by the
+ * rounding of the time since.
  */
 #ifndef VMM_REPORT_TRACEDAT_TRACEDAT_CLOCK_H
 #define VMM_REPORT_TRACEDAT_TRACEDAT_CLOCK_H
@@ -31,12 +33,22 @@ struct tracedat_clock {
 	uint64_t tsc_khz; /* 0: unknown; readers then show raw cycles */
 	uint32_t mult;	  /* 0 when tsc_khz is 0 */
 	uint32_t shift;
-	int64_t offset_ns; /* added after the conversion; 0 for now */
+	int64_t offset_ns; /* added after the conversion (tracedat_clock_anchor) */
 };
 
 /* mult and shift for tsc_khz: the largest shift (up to 32) whose
  * rounded multiplier still fits in 31 bits. */
 void tracedat_clock_init(struct tracedat_clock *c, uint64_t tsc_khz);
+
+/*
+ * Makes the conversion exact at tsc (the trace's time zero): offset_ns
+ * takes up the multiplier's rounding there. Without it the rounding grows
+ * with the TSC's own age (the host's uptime: about 1.6 us after 4 hours
+ * of a TSC under 2 GHz, past a microsecond-precise reader's tolerance);
+ * with it only the time since tsc carries the error (a few ns a second).
+ * Nothing when the frequency is unknown or tsc's time would wrap.
+ */
+void tracedat_clock_anchor(struct tracedat_clock *c, uint64_t tsc);
 
 /* A TSC in nanoseconds exactly as libtracecmd computes it (the raw TSC
  * when the frequency is unknown). */

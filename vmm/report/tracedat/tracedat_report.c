@@ -323,6 +323,8 @@ int report_tracedat(struct trace_reader *r, FILE *out)
 		goto out;
 	}
 	tracedat_clock_init(&c->clock, c->in->tsc_khz);
+	if (c->in->has_origin)
+		tracedat_clock_anchor(&c->clock, c->in->origin_tsc);
 	tracedat_kallsyms(trace_reader_symtab(r), NULL, &c->kallsyms);
 	time_span(c);
 
