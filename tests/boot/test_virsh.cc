@@ -125,6 +125,19 @@ std::string readable_kernel(const TempDir &dir)
 	return kernel;
 }
 
+// `earlytrace domain-xml` for the test kernel with `append`, defined in
+// libvirt as dom (undefined at the end by DefinedDomain).
+void define_test_domain(const TempDir &dir, const std::string &name, const std::string &append)
+{
+	std::string kernel = readable_kernel(dir);
+	std::string xml = dir.file("dom.xml");
+	VmmResult r = run_vmm({ "domain-xml", "--kernel", kernel, "--append", append, "--mem", "64M",
+				"--name", name, "-o", xml });
+	ASSERT_EQ(r.status, 0) << r.err;
+	Cmd c = virsh("define '" + xml + "'");
+	ASSERT_EQ(c.status, 0) << c.out;
+}
+
 } // namespace
 
 TEST(VirshStart, TheDefinitionBootsUnderQemu)
@@ -134,17 +147,10 @@ TEST(VirshStart, TheDefinitionBootsUnderQemu)
 		GTEST_SKIP() << why;
 	REQUIRE_KVM();
 	TempDir dir;
-	std::string kernel = readable_kernel(dir);
-	std::string xml = dir.file("dom.xml");
 	DefinedDomain dom("earlytrace-test-virsh-" + std::to_string(getpid()));
-	VmmResult r = run_vmm({ "domain-xml", "--kernel", kernel, "--append", "exit=3 virsh",
-				"--mem", "64M", "--name", dom.name, "-o", xml });
-	ASSERT_EQ(r.status, 0) << r.err;
-
-	Cmd c = virsh("define '" + xml + "'");
-	ASSERT_EQ(c.status, 0) << c.out;
+	ASSERT_NO_FATAL_FAILURE(define_test_domain(dir, dom.name, "exit=3 virsh"));
 	// Paused first, so that COM1's pty is open here before the guest writes.
-	c = virsh("start --paused " + dom.name);
+	Cmd c = virsh("start --paused " + dom.name);
 	ASSERT_EQ(c.status, 0) << c.out;
 	c = virsh("ttyconsole " + dom.name);
 	ASSERT_EQ(c.status, 0) << c.out;
@@ -175,15 +181,9 @@ TEST(VirshStart, AGuestResetEndsTheDomain)
 		GTEST_SKIP() << why;
 	REQUIRE_KVM();
 	TempDir dir;
-	std::string kernel = readable_kernel(dir);
-	std::string xml = dir.file("dom.xml");
 	DefinedDomain dom("earlytrace-test-virsh-reset-" + std::to_string(getpid()));
-	VmmResult r = run_vmm({ "domain-xml", "--kernel", kernel, "--append", "reset=kbd",
-				"--mem", "64M", "--name", dom.name, "-o", xml });
-	ASSERT_EQ(r.status, 0) << r.err;
-	Cmd c = virsh("define '" + xml + "'");
-	ASSERT_EQ(c.status, 0) << c.out;
-	c = virsh("start " + dom.name);
+	ASSERT_NO_FATAL_FAILURE(define_test_domain(dir, dom.name, "reset=kbd"));
+	Cmd c = virsh("start " + dom.name);
 	ASSERT_EQ(c.status, 0) << c.out;
 	// <on_reboot>destroy</on_reboot>: the reset ends the domain, as it ends
 	// an earlytrace run.
