@@ -341,12 +341,19 @@ TEST(TraceFile, StreamOutputsAreWritten)
 			_exit(1);
 		_exit(0);
 	}
+	// The writer waits for its reader, as a shell redirection does: one
+	// that finished first (a FIFO opened read-write does not wait) would
+	// have lost its trace with the FIFO's last close. (A slow child can
+	// only make this pass, never fail.)
+	usleep(200 * 1000);
+	int st;
+	ASSERT_EQ(waitpid(pid, &st, WNOHANG), 0)
+		<< "the writer finished on a FIFO nobody had opened for reading: its trace is lost";
 	{
 		std::ifstream in(fifo, std::ios::binary);
 		std::ofstream out(copy, std::ios::binary);
 		out << in.rdbuf();
 	}
-	int st;
 	ASSERT_EQ(waitpid(pid, &st, 0), pid);
 	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	trace_reader *r;

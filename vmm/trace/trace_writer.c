@@ -257,8 +257,12 @@ static uint8_t *put_str(uint8_t *p, const char *s)
 static int open_locked(const char *path)
 {
 	struct stat st;
-	/* Read and write: the file is mapped. */
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	/* Read and write: the file is mapped. A FIFO, a terminal or a device
+	 * is written only, and so opened: a FIFO opened read-write would not
+	 * wait for its reader, and what was written before one came would be
+	 * gone with the last close. */
+	bool stream = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+	int fd = open(path, (stream ? O_WRONLY : O_RDWR) | O_CREAT | O_CLOEXEC, 0644);
 
 	if (fd < 0)
 		return et_error_errno("cannot create trace file %s", path);
