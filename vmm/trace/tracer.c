@@ -640,9 +640,10 @@ void tracer_print_summary(const struct tracer *t, FILE *out, const char *where)
 			kr->warnings ? "; " : "", kr->warnings ? kr->first_warning : "");
 	if (t->patches.nr_call)
 		fprintf(out,
-			"earlytrace: trampolines: %s, %" PRIu64 " records a batch, %" PRIu64
+			"earlytrace: trampolines: %s, %" PRIu64 " records a batch%s, %" PRIu64
 			" drains (%" PRIu64 " asked for by the guest)\n",
-			tm->tramp.region.desc, tm->tramp.capacity, tm->tramp.drains,
+			tm->tramp.region.desc, tm->tramp.capacity,
+			tm->nr_more ? " (a batch per vCPU)" : "", tm->tramp.drains,
 			tm->tramp.full_drains);
 	/* Host load the durations keep: the time the guest's TSC ran while
 	 * this thread waited for a host CPU. */
