@@ -10,8 +10,48 @@
 #define RECORD_BYTES sizeof(struct et_ring_record)
 #define PAGE 4096
 
+static uint64_t page_up(uint64_t x)
+{
+	return (x + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+}
+
+/* Several batches: each as large as an equal share of the room allows
+ * (or max_records), a whole number of pages apart. */
+static int plan_batches(struct trampolines *tr, uint64_t room, uint64_t max_records,
+			unsigned nr_batches)
+{
+	uint64_t share = (room / nr_batches) & ~(uint64_t)(PAGE - 1);
+
+	if (!tr->tpl->smp_record_entry)
+		return et_error("the %s trampolines record on one vCPU only; this machine has %u "
+				"(--cpus)", tr->tpl->arch, nr_batches);
+	if (share < tr->tpl->size || (share - tr->tpl->size) / RECORD_BYTES < TRAMP_MIN_RECORDS)
+		return et_error("%s holds too little for %u vCPUs' batches: %" PRIu64 " bytes, "
+				"%" PRIu64 " a vCPU for the code and at least %d records",
+				tr->region.desc, nr_batches, tr->region.size,
+				(uint64_t)tr->tpl->size + TRAMP_MIN_RECORDS * RECORD_BYTES,
+				TRAMP_MIN_RECORDS);
+	tr->capacity = (share - tr->tpl->size) / RECORD_BYTES;
+	if (max_records && max_records < tr->capacity)
+		tr->capacity = max_records;
+	tr->stride = page_up(tr->tpl->size + tr->capacity * RECORD_BYTES);
+	tr->nr_batches = nr_batches;
+	/* The smp entry's imul: the offset of the last batch fits 31 bits. */
+	if (tr->stride * nr_batches > INT32_MAX)
+		return et_error("%u vCPUs' batches of %" PRIu64 " bytes do not fit the "
+				"trampolines' 32-bit offsets", nr_batches, tr->stride);
+	return 0;
+}
+
 int trampolines_plan(struct trampolines *tr, const struct tramp_region *region,
 		     unsigned elf_class, size_t nr_slots, uint64_t max_records)
+{
+	return trampolines_plan_batches(tr, region, elf_class, nr_slots, max_records, 1);
+}
+
+int trampolines_plan_batches(struct trampolines *tr, const struct tramp_region *region,
+			     unsigned elf_class, size_t nr_slots, uint64_t max_records,
+			     unsigned nr_batches)
 {
 	uint64_t end = region->paddr + region->size, records, room, slot_room;
 
@@ -35,8 +75,14 @@ int trampolines_plan(struct trampolines *tr, const struct tramp_region *region,
 	tr->capacity = (room - slot_room) / RECORD_BYTES;
 	if (max_records && max_records < tr->capacity)
 		tr->capacity = max_records;
+	tr->nr_batches = 1;
+	if (nr_batches > 1 && (nr_slots || plan_batches(tr, end - tr->base, max_records,
+							nr_batches)))
+		return nr_slots ? et_error("--oneshot trampolines record on one vCPU only; this "
+					   "machine has %u (--cpus)", nr_batches)
+				: -1;
 	tr->nr_slots = nr_slots;
-	tr->slots_paddr = (records + tr->capacity * RECORD_BYTES + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+	tr->slots_paddr = page_up(records + tr->capacity * RECORD_BYTES);
 	tr->end_vaddr = records + tr->capacity * RECORD_BYTES + tr->virt_offset;
 	/* The code addresses records as a 32-bit displacement from their end
 	 * (templates.h): sign-extended on x86-64, so the end must lie in the
@@ -93,6 +139,11 @@ int trampolines_install(struct trampolines *tr, const struct guest_mem *gm)
 	memcpy(code, tr->tpl->bytes, tr->tpl->size);
 	relocate(code, tr->tpl->end_relocs, tr->tpl->nr_end_relocs, tr->end_vaddr);
 	relocate(code, tr->tpl->base_relocs, tr->tpl->nr_base_relocs, tr->base + tr->virt_offset);
+	for (size_t i = 0; i < tr->tpl->nr_stride_relocs; i++) {
+		uint32_t stride = (uint32_t)tr->stride;
+
+		memcpy(code + tr->tpl->stride_relocs[i], &stride, sizeof(stride));
+	}
 	/* A record is complete once its ip is not 0 (abi.h): every slot
 	 * starts empty, whatever fill the region had. */
 	memset(records, 0, tr->capacity * RECORD_BYTES);
@@ -104,7 +155,30 @@ int trampolines_install(struct trampolines *tr, const struct guest_mem *gm)
 
 uint64_t trampolines_record_entry(const struct trampolines *tr)
 {
-	return tr->base + tr->virt_offset + tr->tpl->record_entry;
+	return tr->base + tr->virt_offset +
+	       (tr->nr_batches > 1 ? tr->tpl->smp_record_entry : tr->tpl->record_entry);
+}
+
+int trampolines_batch_view(const struct trampolines *first, unsigned i, struct trampolines *out,
+			   const struct guest_mem *gm)
+{
+	uint8_t *batch;
+
+	*out = *first;
+	out->base = first->base + i * first->stride;
+	out->saved = NULL; /* the region is the first's to put back */
+	out->saved_fill = -1;
+	out->nr_pending = 0;
+	out->drains = out->full_drains = 0;
+	out->installed = false;
+	batch = guest_mem_ptr(gm, out->base + first->tpl->header,
+			      first->tpl->size - first->tpl->header + first->capacity * RECORD_BYTES);
+	if (!first->installed || i >= first->nr_batches || !batch)
+		return et_error("no room for vCPU %u's trampoline batch", i);
+	memset(batch, 0, first->tpl->size - first->tpl->header + first->capacity * RECORD_BYTES);
+	out->installed = true;
+	trampolines_batch_reset(out, gm, out->capacity);
+	return 0;
 }
 
 bool trampolines_next_slot(const struct trampolines *tr, uint64_t *vaddr)

@@ -56,6 +56,11 @@ struct trampolines {
 	uint8_t *saved;		  /* the region's bytes before install, or NULL... */
 	int saved_fill;		  /* ...when all were this byte (-1: not so) */
 	uint64_t end_vaddr;	  /* the record array's end, as the code addresses it */
+	/* Several vCPUs: nr_batches batches, vCPU i's at base + i * stride
+	 * (each laid out like the first: a page-sized gap where the first has
+	 * the code, the header, the records). 1 and 0 with one vCPU. */
+	unsigned nr_batches;
+	uint64_t stride;
 	bool installed;
 	uint64_t drains;	  /* batches drained (full, and forced) */
 	uint64_t full_drains;	  /* of which the guest asked for: one exit each */
@@ -74,6 +79,18 @@ struct trampolines {
  */
 int trampolines_plan(struct trampolines *tr, const struct tramp_region *region,
 		     unsigned elf_class, size_t nr_slots, uint64_t max_records);
+/* The same with a batch for each of nr_batches vCPUs, picked by the
+ * trampoline from TSC_AUX (nr_batches > 1: templates with an smp entry
+ * only, no oneshot slots). -1 with an error when they do not fit. */
+int trampolines_plan_batches(struct trampolines *tr, const struct tramp_region *region,
+			     unsigned elf_class, size_t nr_slots, uint64_t max_records,
+			     unsigned nr_batches);
+
+/* After trampolines_install(): makes *out the drain's view of vCPU i's
+ * batch (i > 0), as batch.c's functions take it, with an empty batch in
+ * guest memory. Removing or freeing it leaves the region to the first. */
+int trampolines_batch_view(const struct trampolines *first, unsigned i, struct trampolines *out,
+			   const struct guest_mem *gm);
 
 /* Saves the region's bytes, then writes the template and an empty batch. */
 int trampolines_install(struct trampolines *tr, const struct guest_mem *gm);

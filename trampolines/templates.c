@@ -3,8 +3,10 @@
 
 /* Symbols of the assembled templates (in the VMM's read-only data). */
 extern const uint8_t et_tramp64_start[], et_tramp64_record[], et_tramp64_oneshot[],
-	et_tramp64_header[], et_tramp64_end[];
-extern const uint32_t et_tramp64_end_relocs[], et_tramp64_end_relocs_end[];
+	et_tramp64_record_smp[], et_tramp64_header[], et_tramp64_end[];
+extern const uint32_t et_tramp64_end_relocs[], et_tramp64_end_relocs_end[],
+	et_tramp64_base_relocs[], et_tramp64_base_relocs_end[], et_tramp64_stride_relocs[],
+	et_tramp64_stride_relocs_end[];
 extern const uint8_t et_tramp32_start[], et_tramp32_record[], et_tramp32_oneshot[],
 	et_tramp32_header[], et_tramp32_end[];
 extern const uint32_t et_tramp32_end_relocs[], et_tramp32_end_relocs_end[],
@@ -22,9 +24,16 @@ const struct tramp_template *tramp_template_for(unsigned elf_class)
 			.header = (size_t)(et_tramp64_header - et_tramp64_start),
 			.record_entry = (size_t)(et_tramp64_record - et_tramp64_start),
 			.oneshot_entry = (size_t)(et_tramp64_oneshot - et_tramp64_start),
+			.smp_record_entry = (size_t)(et_tramp64_record_smp - et_tramp64_start),
 			.word_bytes = 8,
 			.end_relocs = et_tramp64_end_relocs,
 			.nr_end_relocs = (size_t)(et_tramp64_end_relocs_end - et_tramp64_end_relocs),
+			.base_relocs = et_tramp64_base_relocs,
+			.nr_base_relocs =
+				(size_t)(et_tramp64_base_relocs_end - et_tramp64_base_relocs),
+			.stride_relocs = et_tramp64_stride_relocs,
+			.nr_stride_relocs =
+				(size_t)(et_tramp64_stride_relocs_end - et_tramp64_stride_relocs),
 		};
 		return &t64;
 	}

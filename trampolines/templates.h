@@ -25,6 +25,9 @@ struct tramp_template {
 	size_t header;	       /* offset of the batch header (page-aligned) */
 	size_t record_entry;   /* offset of the plain record trampoline */
 	size_t oneshot_entry;  /* offset of the oneshot trampoline */
+	/* Offset of the trampoline that records into its own vCPU's batch
+	 * (rdtscp's TSC_AUX picks it), 0 when the template has none. */
+	size_t smp_record_entry;
 	unsigned word_bytes;   /* 8 or 4: how wide ip and parent ip are */
 	/* Offsets of 32-bit displacements that get the records' end added
 	 * (its virtual address), and those that get the blob's own virtual
@@ -33,6 +36,10 @@ struct tramp_template {
 	size_t nr_end_relocs;
 	const uint32_t *base_relocs;
 	size_t nr_base_relocs;
+	/* Offsets of 32-bit immediates set to the bytes between two vCPUs'
+	 * batches (the smp entry's). */
+	const uint32_t *stride_relocs;
+	size_t nr_stride_relocs;
 };
 
 /* The template for an ELF class (64 or 32), or NULL. */

@@ -35,6 +35,20 @@
 	.globl	et_tramp64_end_relocs
 et_tramp64_end_relocs:
 
+/* Offsets of 32-bit displacements to which the VMM adds the blob's own
+ * virtual address (they hold an offset into the blob). */
+	.section .rodata.earlytrace_tramp64_base_relocs, "a"
+	.balign 4
+	.globl	et_tramp64_base_relocs
+et_tramp64_base_relocs:
+
+/* Offsets of 32-bit immediates the VMM sets to the distance between two
+ * vCPUs' batches (several vCPUs only). */
+	.section .rodata.earlytrace_tramp64_stride_relocs, "a"
+	.balign 4
+	.globl	et_tramp64_stride_relocs
+et_tramp64_stride_relocs:
+
 	.section .rodata.earlytrace_trampolines, "a"
 	.code64
 
@@ -52,6 +66,22 @@ et_tramp64_end_relocs:
 .Lend\@:
 	.pushsection .rodata.earlytrace_tramp64_end_relocs, "a"
 	.long	.Lend\@ - 4 - et_tramp64_start
+	.popsection
+.endm
+
+.macro AT_BASE insn:vararg
+	\insn
+.Lbase\@:
+	.pushsection .rodata.earlytrace_tramp64_base_relocs, "a"
+	.long	.Lbase\@ - 4 - et_tramp64_start
+	.popsection
+.endm
+
+.macro AT_STRIDE insn:vararg
+	\insn
+.Lstride\@:
+	.pushsection .rodata.earlytrace_tramp64_stride_relocs, "a"
+	.long	.Lstride\@ - 4 - et_tramp64_start
 	.popsection
 .endm
 
@@ -153,6 +183,34 @@ et_tramp64_oneshot:
 2:	FULL	8
 	jmp	1b
 
+/*
+ * Several vCPUs (--cpus N): one batch per vCPU, `stride` bytes apart, so
+ * a reservation needs no lock. The VMM sets each vCPU's IA32_TSC_AUX to
+ * its index before it runs (Linux later writes its CPU number there, the
+ * same index: docs/trampolines.md), so rdtscp gives the time and, in ecx,
+ * which batch is ours. rbx holds the record's offset, rcx the batch's.
+ */
+	.globl	et_tramp64_record_smp
+et_tramp64_record_smp:
+	SAVE
+	push	%rbx
+	rdtscp					/* edx:eax the tsc, ecx our vCPU */
+	AT_STRIDE imul $0x7fffffff, %ecx, %ecx	/* rcx: our batch, from batch 0 */
+	mov	$ET_TB_RECORD_BYTES, %ebx
+	AT_BASE	{disp32} xadd %rbx, (batch - et_tramp64_start + ET_TB_OFF_CURSOR)(%rcx)
+	jg	2f
+	AT_END	{disp32} mov %eax, 0(%rcx,%rbx)
+	AT_END	{disp32} mov %edx, 4(%rcx,%rbx)
+	mov	FRAME + 8 + 8(%rsp), %rax	/* parent ip */
+	AT_END	{disp32} mov %rax, 16(%rcx,%rbx)
+	mov	FRAME + 8(%rsp), %rax		/* site + 5 */
+	AT_END	{disp32} mov %rax, 8(%rcx,%rbx)	/* ip, last: the record is complete */
+1:	pop	%rbx
+	RESTORE
+	ret
+2:	FULL	8
+	jmp	1b
+
 /* The record array starts here; the VMM sizes it. */
 /*
  * The batch lives on its own page after the code: a store to a page the
@@ -171,5 +229,13 @@ et_tramp64_end:
 	.section .rodata.earlytrace_tramp64_end_relocs, "a"
 	.globl	et_tramp64_end_relocs_end
 et_tramp64_end_relocs_end:
+
+	.section .rodata.earlytrace_tramp64_base_relocs, "a"
+	.globl	et_tramp64_base_relocs_end
+et_tramp64_base_relocs_end:
+
+	.section .rodata.earlytrace_tramp64_stride_relocs, "a"
+	.globl	et_tramp64_stride_relocs_end
+et_tramp64_stride_relocs_end:
 
 	.section .note.GNU-stack, "", @progbits

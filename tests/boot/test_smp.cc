@@ -17,6 +17,7 @@
 #include <iterator>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "tests/boot/trace_checks.h"
 #include "tests/boot/vmm_process.h"
@@ -89,19 +90,72 @@ TEST(Smp, OneVcpuHasNoMadtAndStartsNothing)
 	EXPECT_NE(r.out.find("smp cpus=1 started=1"), std::string::npos) << r.out;
 }
 
-TEST(Smp, TraceHasEachCpusCallsOnThatCpu)
+// Whether KVM here offers the guest RDTSCP, which trampolines need with
+// several vCPUs (nested kvm-pvm, which emulates guest kernel code, does not).
+bool kvm_offers_rdtscp()
+{
+	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	std::vector<uint8_t> buf(sizeof(struct kvm_cpuid2) + 256 * sizeof(struct kvm_cpuid_entry2));
+	auto *cpuid = reinterpret_cast<struct kvm_cpuid2 *>(buf.data());
+	bool has = false;
+
+	cpuid->nent = 256;
+	if (fd >= 0 && ioctl(fd, KVM_GET_SUPPORTED_CPUID, cpuid) == 0)
+		for (unsigned i = 0; i < cpuid->nent; i++)
+			if (cpuid->entries[i].function == 0x80000001)
+				has = cpuid->entries[i].edx >> 27 & 1;
+	if (fd >= 0)
+		close(fd);
+	return has;
+}
+
+std::string no_rdtscp_note(unsigned n)
+{
+	return "with " + std::to_string(n) +
+	       " vCPUs (--cpus) trampolines need RDTSCP, which KVM here does not offer the guest";
+}
+
+// Each vCPU's calls on that vCPU, exactly, in both modes: breakpoints, and
+// trampolines (a batch per vCPU, picked by rdtscp's TSC_AUX) where KVM
+// offers RDTSCP; where it does not, trampoline mode is refused in one line
+// and auto says it uses breakpoints.
+class SmpTrace : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(SmpTrace, TraceHasEachCpusCallsOnThatCpu)
 {
 	REQUIRE_SMP(n);
+	const std::string mode = GetParam();
 	std::string path = temp_path("smp.trace");
 	VmmResult r = run_vmm({ "trace", "--kernel", image("x86_64"), "--mem", "32M", "--cpus",
-				std::to_string(n), "--append", "smp exit=0", "-f", "pc_*", "-o",
-				path, "--timeout", "300" });
+				std::to_string(n), "--mode", mode, "--append", "smp exit=0", "-f",
+				"pc_*", "--batch-events", "5", "-o", path, "--timeout", "300" });
+	bool rdtscp = kvm_offers_rdtscp();
+	if (mode == "trampoline" && !rdtscp) {
+		EXPECT_EQ(r.status, 1) << r.err;
+		EXPECT_EQ(r.err, "earlytrace: --mode trampoline: " + no_rdtscp_note(n) + "\n");
+		unlink(path.c_str());
+		GTEST_SKIP() << "KVM here offers no RDTSCP: trampoline mode refused, as it must be";
+	}
 	ASSERT_EQ(r.status, 0) << r.err << r.out;
-	// Trampolines have one batch for now: breakpoints, said so.
-	EXPECT_NE(r.err.find("trampolines: not with " + std::to_string(n) +
-			     " vCPUs (--cpus) yet; using breakpoints"),
-		  std::string::npos)
-		<< r.err;
+	long per_site_calls = 0;
+	for (unsigned i = 0; i < n; i++)
+		per_site_calls += 1 + kLeaves * (i + 1);
+	if (mode == "auto" && !rdtscp) {
+		EXPECT_NE(r.err.find("earlytrace: trampolines: " + no_rdtscp_note(n) +
+				     "; using breakpoints"),
+			  std::string::npos)
+			<< r.err;
+	}
+	if (mode != "int3" && rdtscp) {
+		EXPECT_NE(r.err.find("trampolines on 2 sites " + std::to_string(per_site_calls)),
+			  std::string::npos)
+			<< r.err;
+	}
+	if (mode == "int3" || !rdtscp) {
+		EXPECT_NE(r.err.find("breakpoints on 2 sites " + std::to_string(per_site_calls)),
+			  std::string::npos)
+			<< r.err;
+	}
 	TraceFile t = load_trace(path);
 	ASSERT_EQ(t.error, "");
 	std::map<std::pair<unsigned, std::string>, long> per_cpu;
@@ -131,6 +185,8 @@ TEST(Smp, TraceHasEachCpusCallsOnThatCpu)
 	unlink(json.c_str());
 	unlink(path.c_str());
 }
+
+INSTANTIATE_TEST_SUITE_P(Modes, SmpTrace, ::testing::Values("int3", "trampoline", "auto"));
 
 // One vCPU crashes: the run ends at once with the crash status, the
 // report names that vCPU, and the flight recorder shows the others.
@@ -162,16 +218,18 @@ TEST(Smp, CrashOnOneVcpuStopsThemAllAndNamesIt)
 	unlink(path.c_str());
 }
 
-TEST(Smp, TrampolineModeWithSeveralVcpusIsRefused)
+// --oneshot slots are one per site, not per vCPU: refused with several
+// (on every host, RDTSCP or not).
+TEST(Smp, OneshotTrampolinesWithSeveralVcpusAreRefused)
 {
 	REQUIRE_SMP(n);
 	VmmResult r = run_vmm({ "trace", "--kernel", image("x86_64"), "--mem", "32M", "--cpus",
-				std::to_string(n), "--mode", "trampoline", "-f", "pc_*", "-o",
-				temp_path("smp-refused.trace"), "--timeout", "60" });
+				std::to_string(n), "--mode", "trampoline", "--oneshot", "-f", "pc_*",
+				"-o", temp_path("smp-refused.trace"), "--timeout", "60" });
 	EXPECT_EQ(r.status, 1);
-	EXPECT_NE(r.err.find("earlytrace: --mode trampoline: trampolines record on one vCPU only"),
-		  std::string::npos)
-		<< r.err;
+	EXPECT_EQ(r.err, "earlytrace: --mode trampoline: --oneshot trampolines record on one vCPU "
+			 "only; this machine has " +
+				 std::to_string(n) + " (--cpus)\n");
 	unlink(temp_path("smp-refused.trace").c_str());
 }
 

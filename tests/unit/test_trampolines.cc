@@ -74,11 +74,34 @@ TEST(TrampolineTemplates, RecordingPathIsShortAndExitFree)
 		EXPECT_LT(t->oneshot_entry, t->header);
 		EXPECT_EQ(t->header % 4096, 0u);
 		EXPECT_EQ(t->size, t->header + sizeof(struct et_tramp_batch));
-		// Four record stores on each entry's path, each relocated.
-		EXPECT_EQ(t->nr_end_relocs, 8u) << t->arch;
-		EXPECT_EQ(t->nr_base_relocs, t->word_bytes == 8 ? 0u : 2u) << t->arch;
+		// Four record stores on each entry's path, each relocated
+		// (x86-64 has a third entry, for several vCPUs).
+		EXPECT_EQ(t->nr_end_relocs, t->word_bytes == 8 ? 12u : 8u) << t->arch;
+		EXPECT_EQ(t->nr_base_relocs, t->word_bytes == 8 ? 1u : 2u) << t->arch;
 	}
 	EXPECT_EQ(tramp_template_for(16), nullptr);
+}
+
+TEST(TrampolineTemplates, SeveralVcpuPathPicksItsBatchWithRdtscp)
+{
+	// x86-64 only: rdtscp for rdtsc (the time, and TSC_AUX: our vCPU),
+	// an imul to our batch, and rbx saved for the record's offset: 3
+	// instructions more than the one-vCPU path, still one xadd, no lock.
+	const struct tramp_template *t = tramp_template_for(64);
+	auto path = record_path(t, t->smp_record_entry);
+	ASSERT_FALSE(path.empty());
+	EXPECT_EQ(path.size() + 1, 23u);
+	EXPECT_EQ(std::count(path.begin(), path.end(), "rdtscp"), 1);
+	EXPECT_EQ(std::count(path.begin(), path.end(), "rdtsc"), 0);
+	EXPECT_EQ(std::count(path.begin(), path.end(), "xadd"), 1);
+	EXPECT_EQ(std::count(path.begin(), path.end(), "imul"), 1);
+	for (const auto &m : path) {
+		EXPECT_NE(m, "out");
+		EXPECT_NE(m, "cli");
+	}
+	EXPECT_EQ(t->nr_stride_relocs, 1u);
+	EXPECT_LT(t->smp_record_entry, t->header);
+	EXPECT_EQ(tramp_template_for(32)->smp_record_entry, 0u);
 }
 
 TEST(TrampolineTemplates, OneshotPathRestoresTheSite)
@@ -231,14 +254,24 @@ TEST_F(TrampolineLayout, PlansInstallsAndRoutes)
 	EXPECT_EQ(b->records, 64u);
 	EXPECT_EQ(b->cursor, -(int64_t)tr.capacity * 32);
 	// The template as it is, but for the displacements that reach the
-	// records' end (x86-64 finds its header rip-relatively).
+	// records' end, those into the blob (the several-vCPU entry's cursor;
+	// the plain one finds its header rip-relatively), and the distance
+	// between batches (none with one).
 	std::vector<uint8_t> want(t->bytes, t->bytes + t->header);
-	for (size_t i = 0; i < t->nr_end_relocs; i++) {
-		uint32_t disp;
-		memcpy(&disp, &want[t->end_relocs[i]], 4);
-		disp += (uint32_t)tr.end_vaddr;
-		memcpy(&want[t->end_relocs[i]], &disp, 4);
-	}
+	auto add = [&](const uint32_t *relocs, size_t nr, uint64_t value) {
+		for (size_t i = 0; i < nr; i++) {
+			uint32_t disp;
+			memcpy(&disp, &want[relocs[i]], 4);
+			disp += (uint32_t)value;
+			memcpy(&want[relocs[i]], &disp, 4);
+		}
+	};
+	add(t->end_relocs, t->nr_end_relocs, tr.end_vaddr);
+	add(t->base_relocs, t->nr_base_relocs, region.vaddr);
+	EXPECT_EQ(tr.nr_batches, 1u);
+	EXPECT_EQ(tr.stride, 0u);
+	for (size_t i = 0; i < t->nr_stride_relocs; i++)
+		memset(&want[t->stride_relocs[i]], 0, 4);
 	EXPECT_EQ(tr.end_vaddr, region.vaddr + t->size + tr.capacity * 32);
 	EXPECT_EQ(memcmp(guest_mem_ptr(&mem, tr.base, t->header), want.data(), t->header), 0);
 
@@ -288,6 +321,44 @@ TEST_F(TrampolineLayout, RefusesARegionTooSmall)
 	EXPECT_NE(std::string(et_last_error()).find("holds too little"), std::string::npos);
 	region.size = 64 * 1024;
 	EXPECT_EQ(trampolines_plan(&tr, &region, 64, 10000, 0), -1) << "no room for the slots";
+}
+
+// --cpus N: a batch per vCPU, each a share of the region, page-aligned
+// and stride bytes apart; sites call the entry that picks one by TSC_AUX.
+TEST_F(TrampolineLayout, SeveralVcpusGetABatchEach)
+{
+	ASSERT_EQ(trampolines_plan_batches(&tr, &region, 64, 0, 0, 4), 0) << et_last_error();
+	EXPECT_EQ(tr.nr_batches, 4u);
+	EXPECT_EQ(tr.stride % 4096, 0u);
+	EXPECT_LE(4 * tr.stride, region.size);
+	EXPECT_GE(tr.stride, tr.tpl->size + tr.capacity * 32);
+	EXPECT_EQ(tr.capacity, (region.size / 4 - tr.tpl->size) / 32);
+	ASSERT_EQ(trampolines_install(&tr, &mem), 0);
+	EXPECT_EQ(trampolines_record_entry(&tr), region.vaddr + tr.tpl->smp_record_entry);
+	// The code's imul gets the stride; vCPU 3's batch is its own.
+	uint32_t imm;
+	memcpy(&imm, guest_mem_ptr(&mem, tr.base + tr.tpl->stride_relocs[0], 4), 4);
+	EXPECT_EQ(imm, tr.stride);
+	struct trampolines v3;
+	ASSERT_EQ(trampolines_batch_view(&tr, 3, &v3, &mem), 0) << et_last_error();
+	auto *b = static_cast<struct et_tramp_batch *>(
+		guest_mem_ptr(&mem, tr.base + 3 * tr.stride + tr.tpl->header, 64));
+	EXPECT_EQ(b->magic, ET_TB_MAGIC);
+	EXPECT_EQ(b->cursor, -(int64_t)tr.capacity * 32);
+	EXPECT_EQ(trampolines_batch_view(&tr, 4, &v3, &mem), -1) << "only 4 batches";
+
+	// Too many to fit: a one-line error that says so.
+	EXPECT_EQ(trampolines_plan_batches(&tr, &region, 64, 0, 0, 64), -1);
+	EXPECT_NE(std::string(et_last_error()).find("holds too little for 64 vCPUs' batches"),
+		  std::string::npos)
+		<< et_last_error();
+	// Not with oneshot slots, nor on i386 (one batch, one vCPU there).
+	EXPECT_EQ(trampolines_plan_batches(&tr, &region, 64, 10, 0, 2), -1);
+	EXPECT_NE(std::string(et_last_error()).find("--oneshot"), std::string::npos);
+	EXPECT_EQ(trampolines_plan_batches(&tr, &region, 32, 0, 0, 2), -1);
+	EXPECT_NE(std::string(et_last_error()).find("i386 trampolines record on one vCPU only"),
+		  std::string::npos)
+		<< et_last_error();
 }
 
 TEST_F(TrampolineLayout, BatchSizeIsCapped)

@@ -171,7 +171,9 @@ size_t tracer_stop_capture(struct tracer *t, const char *how)
 {
 	if (!t->capturing)
 		return t->patches.nr;
-	tramp_mode_drain(&t->tramp);
+	/* Every batch: the run is over, or the kernel's tracer takes over
+	 * (Linux's ftrace_init runs before its other CPUs start). */
+	tramp_mode_drain_all(&t->tramp);
 	t->capturing = false;
 	t->handoff_how = how;
 	graph_detach(&t->graph, how != NULL);
@@ -638,9 +640,10 @@ void tracer_print_summary(const struct tracer *t, FILE *out, const char *where)
 			kr->warnings ? "; " : "", kr->warnings ? kr->first_warning : "");
 	if (t->patches.nr_call)
 		fprintf(out,
-			"earlytrace: trampolines: %s, %" PRIu64 " records a batch, %" PRIu64
+			"earlytrace: trampolines: %s, %" PRIu64 " records a batch%s, %" PRIu64
 			" drains (%" PRIu64 " asked for by the guest)\n",
-			tm->tramp.region.desc, tm->tramp.capacity, tm->tramp.drains,
+			tm->tramp.region.desc, tm->tramp.capacity,
+			tm->nr_more ? " (a batch per vCPU)" : "", tm->tramp.drains,
 			tm->tramp.full_drains);
 	/* Host load the durations keep: the time the guest's TSC ran while
 	 * this thread waited for a host CPU. */
@@ -680,11 +683,11 @@ void tracer_print_summary(const struct tracer *t, FILE *out, const char *where)
 	 * tracing stopped (the run ended inside a recording, or inside an
 	 * interrupt nested in one): they never completed, so they are not in
 	 * the trace. */
-	if (tm->tramp.nr_pending)
+	if (tramp_mode_pending(tm))
 		fprintf(out,
 			"earlytrace: trampolines: %u calls were still being recorded when tracing "
 			"stopped; they are not in the trace\n",
-			tm->tramp.nr_pending);
+			tramp_mode_pending(tm));
 	if (tm->unknown_ip || tm->corrupt)
 		fprintf(out,
 			"earlytrace: trampolines: %" PRIu64 " records named no site, %" PRIu64

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 #include "vmm/trace/tramp_mode.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 
+#include "arch/x86/cpu_model.h"
+#include "arch/x86/msr.h"
 #include "vmm/error.h"
 #include "vmm/machine.h"
 
@@ -74,31 +78,77 @@ static void take_record(void *ctx, const struct et_ring_record *r)
 	record_call(ctx, r->tsc, r->ip, r->parent_ip);
 }
 
-void tramp_mode_drain(struct tramp_mode *tm)
+/* vCPU cpu's batch (the first with one vCPU, or for a vCPU it has not). */
+static struct trampolines *batch_of(struct tramp_mode *tm, unsigned cpu)
 {
-	if (!tm->tramp.installed)
+	return cpu && cpu <= tm->nr_more ? &tm->more[cpu - 1] : &tm->tramp;
+}
+
+/* The vCPU whose exit the VMM handles in this thread, or NULL. */
+static struct vcpu *exiting_vcpu(void)
+{
+	return vcpu_current();
+}
+
+static void drain_batch(struct tramp_mode *tm, unsigned cpu)
+{
+	struct trampolines *tr = batch_of(tm, cpu);
+
+	if (!tr->installed)
 		return;
 	/* Callers drain before every exit event to keep order: an untouched
 	 * batch needs no reset and is not a drain. */
-	if (!trampolines_batch_dirty(&tm->tramp, tm->gm))
+	if (!trampolines_batch_dirty(tr, tm->gm))
 		return;
-	if (trampolines_batch_take(&tm->tramp, tm->gm, take_record, tm) < 0) {
+	tm->cpu = cpu;
+	if (trampolines_batch_take(tr, tm->gm, take_record, tm) < 0) {
 		tm->corrupt++;
 		recorder_mark_now(tm->rec, "trampoline batch header overwritten by the guest: the "
 					   "events in it are lost");
 	}
-	tm->tramp.drains++;
-	trampolines_batch_reset(&tm->tramp, tm->gm, batch_allowance(tm));
+	tm->tramp.drains++; /* counted for all batches on the first */
+	trampolines_batch_reset(tr, tm->gm, batch_allowance(tm));
+}
+
+void tramp_mode_drain_all(struct tramp_mode *tm)
+{
+	for (unsigned i = 0; i <= tm->nr_more; i++)
+		drain_batch(tm, i);
+}
+
+/* Another vCPU's batch is its own while it runs (a reset would race its
+ * xadd): in an exit only the exiting vCPU's is drained; the rest are at
+ * their own exits and when the run ends. */
+void tramp_mode_drain(struct tramp_mode *tm)
+{
+	struct vcpu *v = exiting_vcpu();
+
+	if (v)
+		drain_batch(tm, v->id);
+	else
+		tramp_mode_drain_all(tm);
+}
+
+unsigned tramp_mode_pending(const struct tramp_mode *tm)
+{
+	unsigned n = tm->tramp.nr_pending;
+
+	for (unsigned i = 0; i < tm->nr_more; i++)
+		n += tm->more[i].nr_pending;
+	return n;
 }
 
 void tramp_mode_drain_before_event(struct tramp_mode *tm)
 {
-	if (!tm->tramp.installed)
+	struct vcpu *v = exiting_vcpu();
+	struct trampolines *tr = batch_of(tm, v ? v->id : 0);
+
+	if (!tr->installed)
 		return;
-	if (trampolines_batch_dirty(&tm->tramp, tm->gm))
+	if (trampolines_batch_dirty(tr, tm->gm))
 		tramp_mode_drain(tm);
 	else if (tm->rec->max_events)
-		trampolines_batch_reset(&tm->tramp, tm->gm, batch_allowance(tm));
+		trampolines_batch_reset(tr, tm->gm, batch_allowance(tm));
 }
 
 /* The guest's trampoline found its batch full: drain, then record the
@@ -109,6 +159,7 @@ static void drain_port(void *opaque, uint64_t offset, uint8_t *data, uint32_t le
 		       bool is_write)
 {
 	struct tramp_mode *tm = opaque;
+	struct vcpu *vcpu = exiting_vcpu() ? exiting_vcpu() : tm->rec->vcpu;
 	struct kvm_regs regs;
 
 	(void)offset;
@@ -120,13 +171,14 @@ static void drain_port(void *opaque, uint64_t offset, uint8_t *data, uint32_t le
 		return; /* a stray write after handoff: nothing to drain */
 	tm->tramp.full_drains++;
 	/* An exit only for the tracer: its time is the tracer's cost. */
-	tm->rec->vcpu->charge = &tm->drain_charge;
-	tramp_mode_drain(tm);
+	vcpu->charge = &tm->drain_charge;
+	drain_batch(tm, vcpu->id);
 	/* --max-events reached while draining: the run stops here, and this
 	 * call is past the limit. */
 	if (!recorder_room(tm->rec))
 		return;
-	if (len == 1 && data[0] == ET_TB_DRAIN_RECORD && vcpu_get_regs(tm->rec->vcpu, &regs, NULL) == 0)
+	tm->cpu = vcpu->id;
+	if (len == 1 && data[0] == ET_TB_DRAIN_RECORD && vcpu_get_regs(vcpu, &regs, NULL) == 0)
 		record_call(tm, (regs.rbx & 0xffffffffu) << 32 | (regs.rcx & 0xffffffffu), regs.rsi,
 			    regs.rdi);
 }
@@ -148,6 +200,53 @@ bool tramp_route_site(struct trampolines *tr, struct patched_site *s, bool onesh
 	return false;
 }
 
+/* Whether the guest's CPUID has RDTSCP: without it the instruction
+ * faults (KVM offers it only where it can run it; nested kvm-pvm, which
+ * emulates guest kernel code, does not). */
+static bool guest_has_rdtscp(struct vcpu *vcpu)
+{
+	struct kvm_cpuid2 *cpuid = cpuid_alloc(256);
+	struct kvm_cpuid_entry2 *e;
+	bool has;
+
+	if (!cpuid)
+		return false;
+	e = ioctl(vcpu->fd, KVM_GET_CPUID2, cpuid) == 0 ? cpuid_find_entry(cpuid, 0x80000001, 0)
+							 : NULL;
+	has = e && (e->edx >> 27 & 1);
+	free(cpuid);
+	return has;
+}
+
+/* Each vCPU's TSC_AUX holds its index, which the smp trampoline's rdtscp
+ * reads to pick its batch (one vCPU: rdtsc, nothing to set). */
+static int set_tsc_aux(struct machine *m)
+{
+	if (m->nr_cpus > 1 && !guest_has_rdtscp(&m->vcpu))
+		return et_error("with %u vCPUs (--cpus) trampolines need RDTSCP, which KVM here "
+				"does not offer the guest", m->nr_cpus);
+	for (unsigned i = 0; m->nr_cpus > 1 && i < m->nr_cpus; i++)
+		if (vcpu_set_msr(machine_vcpu(m, i), X86_MSR_TSC_AUX, i))
+			return et_error("cannot set vCPU %u's TSC_AUX, which picks its trampoline "
+					"batch", i);
+	return 0;
+}
+
+/* The views of vCPU 1..n-1's batches, each emptied. */
+static int add_batches(struct tramp_mode *tm, unsigned n)
+{
+	if (n < 2)
+		return 0;
+	tm->more = calloc(n - 1, sizeof(*tm->more));
+	if (!tm->more)
+		return et_error("out of memory for %u trampoline batches", n);
+	tm->nr_more = n - 1;
+	for (unsigned i = 1; i < n; i++)
+		if (trampolines_batch_view(&tm->tramp, i, &tm->more[i - 1], tm->gm))
+			return -1;
+	return 0;
+}
+
 int tramp_mode_attach(struct tramp_mode *tm, enum trace_mode mode, struct machine *m,
 		      struct site_patches *patches, struct recorder *rec, bool oneshot,
 		      uint64_t batch_events)
@@ -163,26 +262,18 @@ int tramp_mode_attach(struct tramp_mode *tm, enum trace_mode mode, struct machin
 	tm->oneshot = oneshot;
 	if (mode == TRACE_MODE_INT3 || !patches->nr)
 		return 0;
-	/* One batch with one cursor, no CPU in its records: trampolines
-	 * record on one vCPU only so far; breakpoints know their vCPU. */
-	if (m->nr_cpus > 1) {
-		if (mode == TRACE_MODE_TRAMPOLINE)
-			return et_error("--mode trampoline: trampolines record on one vCPU only so "
-					"far, and this machine has %u (--cpus); use --mode int3 or "
-					"auto", m->nr_cpus);
-		et_warn("trampolines: not with %u vCPUs (--cpus) yet; using breakpoints",
-			m->nr_cpus);
-		return 0;
-	}
+	/* --cpus N: a batch per vCPU, which its TSC_AUX picks. */
 	if (tramp_region_find(&region, &m->kernel, &m->symbols) ||
-	    trampolines_plan(&tm->tramp, &region, m->kernel.elf_class, slots, batch_events)) {
+	    trampolines_plan_batches(&tm->tramp, &region, m->kernel.elf_class, slots, batch_events,
+				     m->nr_cpus) ||
+	    set_tsc_aux(m)) {
 		if (mode == TRACE_MODE_TRAMPOLINE)
 			return et_error_prefix("--mode trampoline");
 		et_warn("trampolines: %s; using breakpoints", et_last_error());
 		et_clear_error();
 		return 0;
 	}
-	if (trampolines_install(&tm->tramp, tm->gm) ||
+	if (trampolines_install(&tm->tramp, tm->gm) || add_batches(tm, m->nr_cpus) ||
 	    iobus_register(&m->vm.bus, IOBUS_PIO, ET_PORT_TRAMP_DRAIN, 1, drain_port, tm,
 			   "earlytrace trampoline drain"))
 		return -1;
@@ -208,6 +299,8 @@ const volatile uint64_t *tramp_mode_progress(struct tramp_mode *tm)
 
 void tramp_mode_detach(struct tramp_mode *tm)
 {
+	for (unsigned i = 0; i < tm->nr_more; i++)
+		trampolines_remove(&tm->more[i], tm->gm);
 	trampolines_remove(&tm->tramp, tm->gm);
 }
 
@@ -217,11 +310,18 @@ bool tramp_mode_reattach(struct tramp_mode *tm)
 		return false;
 	if (!tm->tramp.installed && trampolines_install(&tm->tramp, tm->gm))
 		return false;
+	for (unsigned i = 1; i <= tm->nr_more; i++)
+		if (!tm->more[i - 1].installed &&
+		    trampolines_batch_view(&tm->tramp, i, &tm->more[i - 1], tm->gm))
+			return false;
 	trampolines_batch_reset(&tm->tramp, tm->gm, batch_allowance(tm));
 	return true;
 }
 
 void tramp_mode_free(struct tramp_mode *tm)
 {
+	free(tm->more);
+	tm->more = NULL;
+	tm->nr_more = 0;
 	trampolines_free(&tm->tramp);
 }

@@ -31,11 +31,14 @@ enum trace_mode {
 int trace_mode_parse(const char *text, enum trace_mode *mode);
 
 struct tramp_mode {
-	struct trampolines tramp;
+	struct trampolines tramp; /* vCPU 0's batch, and the region's owner */
+	/* --cpus N: the drain's views of vCPU 1..N-1's batches (N - 1). */
+	struct trampolines *more;
+	unsigned nr_more;
 	struct site_patches *patches;
 	struct recorder *rec;
 	const struct guest_mem *gm;
-	unsigned cpu;		/* the vCPU whose batch this is */
+	unsigned cpu;		/* the vCPU whose batch is being drained */
 	bool oneshot;
 	bool placed;		/* the trampolines were installed at attach */
 	uint64_t events;	/* calls drained */
@@ -63,8 +66,14 @@ int tramp_mode_attach(struct tramp_mode *tm, enum trace_mode mode, struct machin
 bool tramp_route_site(struct trampolines *tr, struct patched_site *s, bool oneshot,
 		      const struct guest_mem *gm);
 
-/* Moves the calls in the batch into the recorder and empties it. */
+/* Moves the calls in the batch into the recorder and empties it: the
+ * batch of the vCPU whose exit this is, every batch when called outside a
+ * vCPU's run (after the run, when all are stopped). */
 void tramp_mode_drain(struct tramp_mode *tm);
+/* Every vCPU's batch (the run is over, or tracing stops). */
+void tramp_mode_drain_all(struct tramp_mode *tm);
+/* Records reserved and never completed, in every batch. */
+unsigned tramp_mode_pending(const struct tramp_mode *tm);
 /* The same when the VMM is about to record an event of its own and the
  * batch holds calls made before it (or --max-events must shrink it). */
 void tramp_mode_drain_before_event(struct tramp_mode *tm);
