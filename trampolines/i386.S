@@ -28,23 +28,25 @@ et_tramp32_header_relocs:
 
 #define FRAME 16 /* flags and three registers */
 
+/* An instruction whose last 4 bytes the VMM patches; their offset in the
+ * template goes to the table of that kind (et_tramp32_<kind>_relocs). */
+.macro RELOC kind, insn:vararg
+	\insn
+.Lreloc\@:
+	.pushsection .rodata.earlytrace_tramp32_\kind\()_relocs, "a"
+	.long	.Lreloc\@ - 4 - et_tramp32_start
+	.popsection
+.endm
+
 /* Displacements the VMM adds the records' end to; see x86_64.S. */
 .macro AT_END insn:vararg
-	\insn
-.Lend\@:
-	.pushsection .rodata.earlytrace_tramp32_end_relocs, "a"
-	.long	.Lend\@ - 4 - et_tramp32_start
-	.popsection
+	RELOC end, \insn
 .endm
 
 /* A displacement (an offset into the template) the VMM adds the
  * template's virtual address to. */
 .macro AT_HEADER insn:vararg
-	\insn
-.Lhdr\@:
-	.pushsection .rodata.earlytrace_tramp32_header_relocs, "a"
-	.long	.Lhdr\@ - 4 - et_tramp32_start
-	.popsection
+	RELOC header, \insn
 .endm
 
 .macro SAVE

@@ -56,33 +56,32 @@ et_tramp64_stride_relocs:
  * [rsp + FRAME] is the site's return address. */
 #define FRAME 32
 
-/* An instruction whose last 4 bytes are a displacement from the records'
- * end: the VMM adds the end's virtual address. Absolute: the region lies
- * in the top or bottom 2 GiB (placement.c checks), and every traced call
- * runs where the kernel's virtual addresses are mapped (64-bit code always
- * runs with paging on). */
+/* An instruction whose last 4 bytes the VMM patches; their offset in the
+ * template goes to the table of that kind (et_tramp64_<kind>_relocs). */
+.macro RELOC kind, insn:vararg
+	\insn
+.Lreloc\@:
+	.pushsection .rodata.earlytrace_tramp64_\kind\()_relocs, "a"
+	.long	.Lreloc\@ - 4 - et_tramp64_start
+	.popsection
+.endm
+
+/* A displacement from the records' end: the VMM adds the end's virtual
+ * address. Absolute: the region lies in the top or bottom 2 GiB
+ * (placement.c checks), and every traced call runs where the kernel's
+ * virtual addresses are mapped (64-bit code always runs with paging on). */
 .macro AT_END insn:vararg
-	\insn
-.Lend\@:
-	.pushsection .rodata.earlytrace_tramp64_end_relocs, "a"
-	.long	.Lend\@ - 4 - et_tramp64_start
-	.popsection
+	RELOC end, \insn
 .endm
 
+/* An offset into the template: the VMM adds the template's address. */
 .macro AT_BASE insn:vararg
-	\insn
-.Lbase\@:
-	.pushsection .rodata.earlytrace_tramp64_base_relocs, "a"
-	.long	.Lbase\@ - 4 - et_tramp64_start
-	.popsection
+	RELOC base, \insn
 .endm
 
+/* An immediate: the VMM sets the distance between two vCPUs' batches. */
 .macro AT_STRIDE insn:vararg
-	\insn
-.Lstride\@:
-	.pushsection .rodata.earlytrace_tramp64_stride_relocs, "a"
-	.long	.Lstride\@ - 4 - et_tramp64_start
-	.popsection
+	RELOC stride, \insn
 .endm
 
 .macro SAVE
