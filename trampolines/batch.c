@@ -53,8 +53,10 @@ static bool header_ours(const struct trampolines *tr, const struct et_tramp_batc
  * nested in each other could have moved it. */
 static bool cursor_plausible(const struct trampolines *tr, int64_t cursor)
 {
-	return cursor >= tr->start && (cursor - tr->start) % RECORD_BYTES == 0 &&
-	       cursor <= TRAMP_MAX_PENDING * RECORD_BYTES;
+	/* The bounds first: the guest's cursor can be any number, and only
+	 * within them is its distance from start computable. */
+	return cursor >= tr->start && cursor <= TRAMP_MAX_PENDING * RECORD_BYTES &&
+	       (cursor - tr->start) % RECORD_BYTES == 0;
 }
 
 bool trampolines_batch_dirty(const struct trampolines *tr, const struct guest_mem *gm)
