@@ -20,6 +20,7 @@
 
 #include "vmm/error.h"
 #include "vmm/kvm/kvm_device.h"
+#include "vmm/loader/bzimage.h"
 #include "vmm/trace/trace_file.h"
 
 namespace {
@@ -114,6 +115,41 @@ std::vector<uint8_t> gzip(const std::vector<uint8_t> &in)
 	out.resize(zs.total_out);
 	deflateEnd(&zs);
 	return out;
+}
+
+void put32(std::vector<uint8_t> &b, size_t off, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		b[off + i] = (uint8_t)(v >> (8 * i));
+}
+
+std::vector<uint8_t> make_bzimage(const std::vector<uint8_t> &compressed, size_t kernel_size,
+				  uint32_t cmdline_size)
+{
+	const unsigned setup_sects = 3;
+	const size_t setup = (setup_sects + 1) * 512, payload_offset = 0x300;
+	std::vector<uint8_t> img(setup + payload_offset, 0);
+	img[BZ_OFF_SETUP_SECTS] = setup_sects;
+	img[BZ_OFF_BOOT_FLAG] = 0x55;
+	img[BZ_OFF_BOOT_FLAG + 1] = 0xaa;
+	img[BZ_OFF_JUMP] = 0xeb;
+	img[BZ_OFF_JUMP + 1] = 0x6a; // header ends at 0x26c
+	memcpy(&img[BZ_OFF_HEADER], "HdrS", 4);
+	img[BZ_OFF_VERSION] = 0x0f;
+	img[BZ_OFF_VERSION + 1] = 0x02;
+	img[BZ_OFF_LOADFLAGS] = 0x01;
+	img[BZ_OFF_XLOADFLAGS] = 0x7f;
+	put32(img, BZ_OFF_CMDLINE_SIZE, cmdline_size);
+	put32(img, BZ_OFF_INITRD_ADDR_MAX, 0x7fffffff);
+	put32(img, BZ_OFF_PAYLOAD_OFFSET, (uint32_t)payload_offset);
+	put32(img, BZ_OFF_PAYLOAD_LENGTH, (uint32_t)compressed.size() + 4);
+	// resize + memcpy rather than insert: gcc 12 warns falsely on the latter.
+	size_t at = img.size();
+	img.resize(at + compressed.size() + 4 + 512, 0); // + size + decompressor tail
+	if (!compressed.empty())
+		memcpy(&img[at], compressed.data(), compressed.size());
+	put32(img, at + compressed.size(), (uint32_t)kernel_size);
+	return img;
 }
 
 TempDir::TempDir()

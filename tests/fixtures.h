@@ -50,6 +50,14 @@ std::string read_file_text(const std::string &path);
 std::vector<std::string> files_in(const std::string &dir);
 // The bytes gzip-compressed (a gzip member, as gzip -9 writes it).
 std::vector<uint8_t> gzip(const std::vector<uint8_t> &in);
+// v little-endian at b[off].
+void put32(std::vector<uint8_t> &b, size_t off, uint32_t v);
+// A bzImage shaped like the kernel's: setup sectors, then the
+// protected-mode part with the payload (compressed data + its
+// decompressed size) inside; its header takes command lines of at most
+// cmdline_size bytes.
+std::vector<uint8_t> make_bzimage(const std::vector<uint8_t> &compressed, size_t kernel_size,
+				  uint32_t cmdline_size = 2047);
 
 // A call event as the tracer records it.
 et_ring_record make_call(uint64_t tsc, uint64_t ip, uint64_t parent, uint32_t cpu = 0,

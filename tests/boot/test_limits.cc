@@ -5,7 +5,6 @@
 // limit instead of being cut by the guest. (--buf-size below one event:
 // TraceInMode in test_trace.cc.) docs/reliability.md, "Limits".
 #include <gtest/gtest.h>
-#include <zlib.h>
 
 #include <cstring>
 #include <fstream>
@@ -20,39 +19,12 @@ namespace {
 
 using Bytes = std::vector<uint8_t>;
 
-void put32(Bytes &b, size_t off, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		b[off + i] = (uint8_t)(v >> (8 * i));
-}
-
 // The test kernel inside a bzImage whose setup header says it takes
-// command lines of at most cmdline_size bytes (as tests/unit/test_bzimage.cc
-// builds them).
+// command lines of at most cmdline_size bytes.
 std::string bzimage_of_test_kernel(const TempDir &d, uint32_t cmdline_size)
 {
-	Bytes kernel = read_file_bytes(image("x86_64")), z = gzip(kernel);
-	const unsigned setup_sects = 3;
-	const size_t setup = (setup_sects + 1) * 512, payload_offset = 0x300;
-	Bytes img(setup + payload_offset, 0);
-	img[BZ_OFF_SETUP_SECTS] = setup_sects;
-	img[BZ_OFF_BOOT_FLAG] = 0x55;
-	img[BZ_OFF_BOOT_FLAG + 1] = 0xaa;
-	img[BZ_OFF_JUMP] = 0xeb;
-	img[BZ_OFF_JUMP + 1] = 0x6a;
-	memcpy(&img[BZ_OFF_HEADER], "HdrS", 4);
-	img[BZ_OFF_VERSION] = 0x0f;
-	img[BZ_OFF_VERSION + 1] = 0x02;
-	img[BZ_OFF_LOADFLAGS] = 0x01;
-	img[BZ_OFF_XLOADFLAGS] = 0x7f;
-	put32(img, BZ_OFF_CMDLINE_SIZE, cmdline_size);
-	put32(img, BZ_OFF_INITRD_ADDR_MAX, 0x7fffffff);
-	put32(img, BZ_OFF_PAYLOAD_OFFSET, (uint32_t)payload_offset);
-	put32(img, BZ_OFF_PAYLOAD_LENGTH, (uint32_t)z.size() + 4);
-	size_t at = img.size();
-	img.resize(at + z.size() + 4 + 512, 0);
-	memcpy(&img[at], z.data(), z.size());
-	put32(img, at + z.size(), (uint32_t)kernel.size());
+	Bytes kernel = read_file_bytes(image("x86_64"));
+	Bytes img = make_bzimage(gzip(kernel), kernel.size(), cmdline_size);
 	std::string path = d.file("bzImage");
 	std::ofstream(path, std::ios::binary).write((const char *)img.data(), (long)img.size());
 	return path;
