@@ -26,6 +26,7 @@
  * kernel's text starts.
  */
 #include "layout.h"
+#include "long_mode.h"
 
 #define PHYS(sym) ((sym) - KERNEL_VIRT_BASE)
 
@@ -37,14 +38,6 @@
 #define PTE_2M 0x080
 #define NR_PDS (IDENTITY_MAP_SIZE >> 30)	/* one page directory per GiB */
 
-#define CR0_PE 0x00000001
-#define CR0_PG 0x80000000
-#define CR4_PAE 0x00000020
-#define MSR_EFER 0xc0000080
-#define EFER_LME 0x00000100
-
-#define GDT_CODE64 0x08
-#define GDT_DATA 0x10
 
 	/* Tells a PVH loader where to enter; see kernel.ld for the PT_NOTE. */
 	.pushsection .note.Xen, "a", @note
@@ -154,19 +147,7 @@ pvh_start:
 	mov %ebx, %esi			/* start_info, until boot_main */
 	BUILD_BOOT_PAGE_TABLES
 
-	/* Long mode: PAE, then EFER.LME, then paging. */
-	mov %cr4, %eax
-	or $CR4_PAE, %eax
-	mov %eax, %cr4
-	mov $PHYS(boot_pml4), %eax
-	mov %eax, %cr3
-	mov $MSR_EFER, %ecx
-	rdmsr
-	or $EFER_LME, %eax
-	wrmsr
-	mov %cr0, %eax
-	or $(CR0_PG | CR0_PE), %eax
-	mov %eax, %cr0
+	ENABLE_LONG_MODE mov $PHYS(boot_pml4), %eax
 
 	/* Still in compatibility mode until CS holds a 64-bit segment. */
 	lgdt PHYS(boot_gdt_desc)

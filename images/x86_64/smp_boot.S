@@ -9,13 +9,7 @@
  */
 #include "smp_layout.h"
 
-#define CR0_PE 0x00000001
-#define CR0_PG 0x80000000
-#define CR4_PAE 0x00000020
-#define MSR_EFER 0xc0000080
-#define EFER_LME 0x00000100
-#define GDT_CODE64 0x08
-#define GDT_DATA 0x10
+#include "long_mode.h"
 
 /* An address inside the copy, as the AP sees it once segments are flat. */
 #define AT(sym) (SMP_AP_PA + (sym) - smp_ap_start)
@@ -30,18 +24,7 @@ smp_ap_start:
 	mov %cs, %ax			/* SMP_AP_PA >> 4: the data below by offset */
 	mov %ax, %ds
 	lgdtl smp_ap_gdt_desc - smp_ap_start
-	mov %cr4, %eax
-	or $CR4_PAE, %eax
-	mov %eax, %cr4
-	movl smp_ap_cr3 - smp_ap_start, %eax
-	mov %eax, %cr3
-	mov $MSR_EFER, %ecx
-	rdmsr
-	or $EFER_LME, %eax
-	wrmsr
-	mov %cr0, %eax
-	or $(CR0_PG | CR0_PE), %eax
-	mov %eax, %cr0
+	ENABLE_LONG_MODE movl smp_ap_cr3 - smp_ap_start, %eax
 	ljmpl $GDT_CODE64, $AT(smp_ap_64)
 
 	.code64
