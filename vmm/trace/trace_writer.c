@@ -252,7 +252,8 @@ static uint8_t *put_str(uint8_t *p, const char *s)
 /*
  * Two runs writing one file would interleave their records: the first
  * takes a lock on it for as long as it writes, and the second refuses to
- * start. The file is emptied only once the lock is held.
+ * start. The file is emptied only once the lock is held. A character
+ * device (/dev/null, a terminal) is shared by design and not locked.
  */
 static int open_locked(const char *path)
 {
@@ -266,6 +267,8 @@ static int open_locked(const char *path)
 
 	if (fd < 0)
 		return et_error_errno("cannot create trace file %s", path);
+	if (fstat(fd, &st) == 0 && S_ISCHR(st.st_mode))
+		return fd;
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
 		if (errno == EWOULDBLOCK)
 			et_error("trace file %s is being written by another earlytrace run (it "
