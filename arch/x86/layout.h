@@ -63,6 +63,9 @@
  * and one for the EPT identity map; placed just below the BIOS ROM alias at
  * the top of the 32-bit space, inside the MMIO hole, never RAM. */
 #define LAYOUT_KVM_IDENTITY_MAP 0xfffbc000
+/* The vCPUs' KVM steal-time areas (vmm/kvm/host_wait.h), 64 bytes each,
+ * four pages below those: VMM memory the memory map never names. */
+#define LAYOUT_HOST_WAIT_AREA 0xfffb0000
 #define LAYOUT_KVM_TSS 0xfffbd000
 
 /* RAM above this address is relocated to 4 GiB, leaving a 32-bit MMIO hole

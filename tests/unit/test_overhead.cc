@@ -195,3 +195,71 @@ TEST(Overhead, TheHostWaitIsSaidNotTakenOut)
 	EXPECT_EQ(std::string(overhead_describe(&in, false, buf, sizeof(buf))).find("waited"),
 		  std::string::npos);
 }
+
+// WAIT records: each wait comes out of its own CPU's times from the exit
+// that learnt of it on (its TSC), on top of the exits; another CPU's
+// times keep it; raw durations keep every wait.
+TEST(Overhead, EachWaitIsTakenOutOfItsCpuFromTheExitThatLearntOfIt)
+{
+	trace_info in = info_with(4, 240, 40); // 100 ticks an exit
+	in.tsc_khz = 1000000;
+	const trace_wait waits[] = {
+		{ 1500, 0, 300 }, // CPU 0 waited before its exit at 1500
+		{ 1600, 1, 50 },  // CPU 1's wait, never CPU 0's
+	};
+	in.waits = waits;
+	in.nr_waits = 2;
+	in.waits_ticks = 350;
+	auto on = [](et_ring_record e, uint32_t cpu) {
+		e.cpu = cpu;
+		return e;
+	};
+	std::vector<et_ring_record> evs = {
+		on(ev(1000, ET_REC_CALL, ET_REC_SRC_BREAKPOINT), 0), // A
+		on(ev(1500, ET_REC_CALL, ET_REC_SRC_BREAKPOINT), 0), // B, after the wait
+		on(ev(1650, ET_REC_CALL, ET_REC_SRC_BREAKPOINT), 1), // C on CPU 1
+		on(ev(1700, ET_REC_RET, ET_REC_SRC_BREAKPOINT), 0),  // B returns
+	};
+	auto t = times(in, evs, false);
+	EXPECT_EQ(t[0], 1000u);
+	EXPECT_EQ(t[1], 1500u - 100 - 300) << "A's exit and the wait";
+	EXPECT_EQ(t[2], 1650u - 200 - 50) << "two exits before it, and only CPU 1's wait";
+	EXPECT_EQ(t[3], 1700u - 300 - 300) << "three exits, CPU 0's wait";
+	auto raw = times(in, evs, true);
+	EXPECT_EQ(raw, (std::vector<uint64_t>{ 1000, 1500, 1650, 1700 }));
+
+	char buf[512];
+	EXPECT_NE(std::string(overhead_describe(&in, false, buf, sizeof(buf)))
+			  .find("2 waits of the vCPU threads for a host CPU, 0.0 ms, taken out"),
+		  std::string::npos)
+		<< buf;
+	EXPECT_NE(std::string(overhead_describe(&in, true, buf, sizeof(buf))).find("included"),
+		  std::string::npos)
+		<< buf;
+}
+
+// Waits alone (a run that died before its OVERHEAD record) still come
+// out; a wait claimed larger than the TSC itself leaves time at zero,
+// never wrapped, and clamping is per CPU.
+TEST(Overhead, WaitsWithoutAnOverheadRecordAndHugeOnesStayBounded)
+{
+	trace_info in{};
+	const trace_wait waits[] = { { 2000, 0, 700 }, { 3000, 0, UINT64_MAX } };
+	in.waits = waits;
+	in.nr_waits = 2;
+	std::vector<et_ring_record> evs = { ev(1000, ET_REC_CALL, ET_REC_SRC_BREAKPOINT),
+					    ev(2000, ET_REC_RET, ET_REC_SRC_BREAKPOINT),
+					    ev(3000, ET_REC_CALL, ET_REC_SRC_BREAKPOINT) };
+	overhead_clock c;
+	overhead_clock_init(&c, &in, false);
+	std::vector<uint64_t> t;
+	for (const auto &e : evs)
+		t.push_back(overhead_clock_event(&c, &e));
+	EXPECT_EQ(t, (std::vector<uint64_t>{ 1000, 1300, 1300 }));
+	EXPECT_EQ(c.clamped, 1u);
+	char buf[512];
+	EXPECT_NE(std::string(overhead_describe(&in, false, buf, sizeof(buf)))
+			  .find("with the tracer's exits in (no OVERHEAD record"),
+		  std::string::npos)
+		<< buf;
+}

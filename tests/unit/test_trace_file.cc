@@ -873,3 +873,35 @@ TEST(TraceFile, OverheadRecordOldAndNew)
 	EXPECT_EQ(trace_reader_open(&r, path.c_str()), -1);
 	EXPECT_NE(strstr(et_last_error(), "OVERHEAD record too short"), nullptr) << et_last_error();
 }
+
+// WAIT: the writer's records read back in TSC order (with several vCPUs
+// they reach the file in the order the exits were handled), their ticks
+// summed; a short one is refused naming its kind.
+TEST(TraceFile, WaitRecordsReadBackInTscOrder)
+{
+	TempDir d;
+	std::string path = d.file("t.ettrace");
+	trace_reader *r = nullptr;
+	trace_writer *w = nullptr;
+	trace_meta m = test_meta();
+	ASSERT_EQ(trace_writer_open(&w, path.c_str(), &m), 0) << et_last_error();
+	const trace_wait waits[] = { { 9000, 1, 70 }, { 5000, 0, 300 }, { 7000, 0, 20 } };
+	for (const auto &x : waits)
+		ASSERT_EQ(trace_writer_wait(w, &x), 0);
+	ASSERT_EQ(trace_writer_close(w, 0, 0, "guest exited (0)"), 0);
+	ASSERT_EQ(trace_reader_open(&r, path.c_str()), 0) << et_last_error();
+	const trace_info *in = trace_reader_info(r);
+	ASSERT_EQ(in->nr_waits, 3u);
+	EXPECT_EQ(in->waits_ticks, 390u);
+	EXPECT_EQ(in->waits[0].tsc, 5000u);
+	EXPECT_EQ(in->waits[0].ticks, 300u);
+	EXPECT_EQ(in->waits[1].tsc, 7000u);
+	EXPECT_EQ(in->waits[2].cpu, 1u);
+	EXPECT_EQ(in->waits[2].ticks, 70u);
+	trace_reader_close(r);
+
+	std::string shortrec(16, '\0');
+	spit(path, file_header() + record(TRACE_REC_WAIT, shortrec));
+	EXPECT_EQ(trace_reader_open(&r, path.c_str()), -1);
+	EXPECT_NE(strstr(et_last_error(), "WAIT record too short"), nullptr) << et_last_error();
+}

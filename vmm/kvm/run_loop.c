@@ -11,6 +11,7 @@
 #include "arch/x86/crash_report.h"
 #include "arch/x86/exit.h"
 #include "vmm/error.h"
+#include "vmm/kvm/host_wait.h"
 
 /* An access a device (or nobody) handled. */
 static void observe_access(struct vcpu *vcpu, uint16_t kind, uint64_t addr, const uint8_t *data,
@@ -163,11 +164,19 @@ int vcpu_run(struct vcpu *vcpu)
 		if (vcpu->sync_regs)
 			vcpu->run->kvm_valid_regs = KVM_SYNC_X86_REGS | KVM_SYNC_X86_SREGS;
 		vcpu->regs_synced = false;
+		vcpu->last_charge = vcpu->charge;
 		if (vcpu->charge) {
-			vcpu->charge->ticks += __rdtsc() - vcpu->exit_host_tsc;
+			uint64_t ticks = __rdtsc() - vcpu->exit_host_tsc;
+
+			ticks -= ticks > vcpu->stretch_waited_ticks ? vcpu->stretch_waited_ticks : ticks;
+			vcpu->last_charge_ticks = ticks;
+			vcpu->charge->ticks += ticks;
 			vcpu->charge->exits++;
 			vcpu->charge = NULL;
 		}
+		vcpu->stretch_waited_ticks = 0;
+		vcpu->prev_run_host_tsc = vcpu->run_host_tsc;
+		vcpu->run_host_tsc = __rdtsc();
 		if (locked)
 			pthread_mutex_unlock(&vm->exit_lock);
 		int r = ioctl(vcpu->fd, KVM_RUN, 0);
@@ -186,8 +195,10 @@ int vcpu_run(struct vcpu *vcpu)
 			v = EXIT_FATAL;
 			break;
 		}
+		vcpu->prev_exit_host_tsc = vcpu->exit_host_tsc;
 		vcpu->exit_host_tsc = __rdtsc();
 		vcpu->nr_exits++;
+		host_wait_note(vcpu, false);
 		vcpu->regs_synced = vcpu->sync_regs;
 		v = vcpu_dispatch_exit(vcpu);
 	}

@@ -64,6 +64,7 @@ int vcpu_create(struct vcpu *vcpu, struct vm *vm, unsigned id, const struct cpu_
 		vcpu_destroy(vcpu);
 		return -1;
 	}
+	host_wait_enable(vcpu);
 	return 0;
 }
 
@@ -243,8 +244,10 @@ uint64_t vcpu_guest_tsc(struct vcpu *vcpu)
 {
 	uint64_t tsc;
 
-	if (vcpu_guest_tsc_is_free(vcpu))
-		return __rdtsc() + vcpu->tsc_offset;
+	if (vcpu_guest_tsc_is_free(vcpu)) {
+		vcpu->tsc_read_host_tsc = __rdtsc();
+		return vcpu->tsc_read_host_tsc + vcpu->tsc_offset;
+	}
 	return vcpu_get_msr(vcpu, X86_MSR_IA32_TSC, &tsc) ? 0 : tsc;
 }
 
@@ -350,6 +353,7 @@ int vcpu_time_int3_exits(struct vcpu *vcpu, uint8_t *code, unsigned n, uint64_t 
 		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0)
 			break;
 		after = __rdtsc();
+		host_wait_note(vcpu, true); /* before the guest starts: a baseline */
 		/* KVM_EXIT_DEBUG, or on KVMs that cannot run a guest kernel's
 		 * int3 an emulation failure at it; the same every time. */
 		if ((vcpu->run->exit_reason != KVM_EXIT_DEBUG &&
@@ -386,6 +390,9 @@ int vcpu_time_exit_again(struct vcpu *vcpu, const struct kvm_regs *regs, uint64_
 	}
 	after = __rdtsc();
 	vcpu->run->kvm_dirty_regs = 0;
+	/* A wait in this entry happened before the event the handler is about
+	 * to record: said now, at its place. */
+	host_wait_note(vcpu, true);
 	/* Something ran first after all (an NMI): this is another exit, and
 	 * the caller's registers are stale. */
 	if (vcpu->run->exit_reason != reason ||

@@ -14,6 +14,7 @@
 
 #include "arch/x86/cpu_model.h"
 #include "vmm/kvm/guest_debug.h"
+#include "vmm/kvm/host_wait.h"
 #include "vmm/kvm/vm.h"
 
 #include "earlytrace/abi.h"
@@ -80,6 +81,25 @@ struct vcpu {
 	 * return (exit_host_tsc) to the next KVM_RUN, added to it. */
 	uint64_t exit_host_tsc;
 	struct exit_charge *charge;
+	/* Host TSC as the current KVM_RUN was entered, and the previous
+	 * KVM_RUN's entry and return: where a wait learnt at this exit can
+	 * have been (vmm/trace/host_waits.c). */
+	uint64_t run_host_tsc, prev_run_host_tsc, prev_exit_host_tsc;
+	uint64_t tsc_read_host_tsc; /* host TSC of the last free vcpu_guest_tsc() */
+	/* The charge the previous exit went to and its ticks (NULL: none),
+	 * so that a wait the next exit learns of, which the thread spent in
+	 * that user-space stretch, can come out of the charge again. */
+	struct exit_charge *last_charge;
+	uint64_t last_charge_ticks;
+	/* Host TSC ticks of waits learnt while handling this exit (an extra
+	 * KVM_RUN inside the handler): the charge leaves them out. */
+	uint64_t stretch_waited_ticks;
+	/* How long this thread waited for a host CPU (host_wait.h): after
+	 * every KVM_RUN, host_wait_note() calls on_wait, when set, with a
+	 * wait it learnt of; during_exit: from inside an exit's handling. */
+	struct host_wait wait;
+	void (*on_wait)(void *ctx, struct vcpu *vcpu, uint64_t waited_ns, bool during_exit);
+	void *on_wait_ctx;
 };
 
 int vcpu_create(struct vcpu *vcpu, struct vm *vm, unsigned id, const struct cpu_model *model);

@@ -10,6 +10,7 @@
 
 #include "arch/x86/layout.h"
 #include "vmm/error.h"
+#include "vmm/kvm/host_wait.h"
 #include "vmm/kvm/vcpu.h"
 
 static int map_memory(struct vm *vm)
@@ -71,6 +72,7 @@ int vm_create(struct vm *vm, uint64_t mem_size)
 	}
 	if (create_platform(vm) || guest_mem_init(&vm->mem, mem_size) || map_memory(vm))
 		goto fail;
+	host_wait_map(vm); /* without it, waits are unknown: not fatal */
 	return 0;
 fail:
 	vm_destroy(vm);
@@ -83,6 +85,7 @@ void vm_destroy(struct vm *vm)
 		close(vm->vm_fd);
 	if (vm->kvm_fd >= 0)
 		close(vm->kvm_fd);
+	host_wait_unmap(vm);
 	guest_mem_free(&vm->mem);
 	iobus_free(&vm->bus);
 	vm->vm_fd = vm->kvm_fd = -1;

@@ -65,6 +65,8 @@ struct vm {
 	 * (the machine's signal); NULL: only the immediate_exit flag. */
 	void (*kick)(void *ctx, struct vcpu *vcpu);
 	void *kick_ctx;
+	/* The vCPUs' steal-time areas (vmm/kvm/host_wait.h); NULL: none. */
+	uint8_t *host_wait_page;
 };
 
 /* Opens KVM, creates the VM with `mem_size` bytes of RAM, the in-kernel

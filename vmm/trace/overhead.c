@@ -37,7 +37,9 @@ void overhead_clock_init(struct overhead_clock *c, const struct trace_info *in, 
 	const struct trace_overhead *o = &in->overhead;
 
 	memset(c, 0, sizeof(*c));
-	c->on = !raw && in->has_overhead && (o->exits || o->drains);
+	c->on = !raw && ((in->has_overhead && (o->exits || o->drains)) || in->nr_waits);
+	c->waits = in->waits;
+	c->nr_waits = in->nr_waits;
 	c->exits = o->exits;
 	c->exit_total = total(o->exit_ticks, o->exits, o->rest_ticks);
 	c->drain_total = total(o->drain_ticks, o->drains, o->rest_ticks);
@@ -53,18 +55,36 @@ bool overhead_event_had_exit(const struct et_ring_record *e)
 	       !(e->flags & (ET_REC_F_UNWOUND | ET_REC_F_FTRACE));
 }
 
+static unsigned cpu_slot(uint32_t cpu)
+{
+	return cpu < OVERHEAD_CPUS ? cpu : OVERHEAD_CPUS - 1;
+}
+
+static uint64_t sum(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
 uint64_t overhead_clock_event(struct overhead_clock *c, const struct et_ring_record *e)
 {
-	uint64_t t;
+	unsigned cpu = cpu_slot(e->cpu);
+	uint64_t t, out;
 
 	if (!c->on)
 		return e->tsc;
-	t = e->tsc > c->taken ? e->tsc - c->taken : 0;
-	if (t < c->last) {
-		t = c->last;
+	/* The waits learnt at exits up to this event. */
+	for (; c->next_wait < c->nr_waits && c->waits[c->next_wait].tsc <= e->tsc; c->next_wait++) {
+		const struct trace_wait *w = &c->waits[c->next_wait];
+
+		c->waited[cpu_slot(w->cpu)] = sum(c->waited[cpu_slot(w->cpu)], w->ticks);
+	}
+	out = sum(c->taken, c->waited[cpu]);
+	t = e->tsc > out ? e->tsc - out : 0;
+	if (t < c->last[cpu]) {
+		t = c->last[cpu];
 		c->clamped++;
 	}
-	c->last = t;
+	c->last[cpu] = t;
 	/* Its own exit counts from here on. */
 	if (overhead_event_had_exit(e) && c->exits)
 		c->exit_events++;
@@ -80,9 +100,11 @@ uint64_t overhead_clock_event(struct overhead_clock *c, const struct et_ring_rec
 
 uint64_t overhead_clock_note(const struct overhead_clock *c, uint64_t tsc)
 {
+	uint64_t out = sum(c->taken, c->waited[0]);
+
 	if (!c->on)
 		return tsc;
-	return tsc > c->taken ? tsc - c->taken : 0;
+	return tsc > out ? tsc - out : 0;
 }
 
 const char *overhead_clamped_text(const struct overhead_clock *c, char *buf, size_t len)
@@ -96,13 +118,25 @@ const char *overhead_clamped_text(const struct overhead_clock *c, char *buf, siz
 	return buf;
 }
 
-/* ", the vCPU thread waited N ms for a host CPU (...)" when the record
- * says, "" otherwise. */
-static const char *waited_text(const struct trace_info *in, char *buf, size_t len)
+/* "; the vCPU thread waited N ms for a host CPU (...)": taken out where
+ * WAIT records say when, else left in; "" when nothing says. */
+static const char *waited_text(const struct trace_info *in, bool raw, char *buf, size_t len)
 {
 	const struct trace_overhead *o = &in->overhead;
 
 	buf[0] = '\0';
+	if (in->nr_waits) {
+		if (in->tsc_khz)
+			snprintf(buf, len, "; %zu waits of the vCPU threads for a host CPU, %.1f ms, "
+					   "%s",
+				 in->nr_waits, (double)in->waits_ticks / (double)in->tsc_khz,
+				 raw ? "included" : "taken out");
+		else
+			snprintf(buf, len, "; %zu waits of the vCPU threads for a host CPU, %" PRIu64
+					   " TSC ticks, %s",
+				 in->nr_waits, in->waits_ticks, raw ? "included" : "taken out");
+		return buf;
+	}
 	if (!(o->flags & TRACE_OVERHEAD_WAITED_KNOWN))
 		return buf;
 	if (in->tsc_khz)
@@ -119,12 +153,13 @@ static const char *waited_text(const struct trace_info *in, char *buf, size_t le
 const char *overhead_describe(const struct trace_info *in, bool raw, char *buf, size_t len)
 {
 	const struct trace_overhead *o = &in->overhead;
-	char waited[128];
+	char waited[160];
 
-	waited_text(in, waited, sizeof(waited));
+	waited_text(in, raw, waited, sizeof(waited));
 	if (!in->has_overhead)
-		snprintf(buf, len, "durations as recorded (no OVERHEAD record: the run did not "
-				   "finish, or the VMM could not measure its exits)");
+		snprintf(buf, len, "durations %s (no OVERHEAD record: the run did not finish, or "
+				   "the VMM could not measure its exits)%s",
+			 in->nr_waits && !raw ? "with the tracer's exits in" : "as recorded", waited);
 	else if (raw)
 		snprintf(buf, len, "durations as recorded (--raw-durations): the tracer's %" PRIu64
 				   " exits and %" PRIu64 " drains included%s",

@@ -23,9 +23,20 @@
  * so no duration is negative). The raw TSC stays in the file; reports
  * show it with --raw-durations.
  *
- * What the guest's TSC counts while the vCPU's host thread waits for a
- * host CPU (the record's waited_ticks) is host load, not the tracer: it
- * stays in, and the header line says how much there was.
+ * The guest's TSC also runs on while a vCPU's host thread waits for a
+ * host CPU (other host tasks run): host load, not the guest's work. The
+ * VMM learns each wait from KVM's steal-time area at the first exit after
+ * it (vmm/kvm/host_wait.h) and writes a WAIT record; the clock takes each
+ * out of its CPU's times from that exit on, on top of taken:
+ *
+ *   time(e) = max(time(previous event on e's CPU), tsc(e) - taken - waited(e's CPU))
+ *
+ * A breakpoint event is recorded at that exit, so its durations lose
+ * exactly the waits inside them; events a trampoline recorded between
+ * two exits keep a wait that fell among them until the exit that drained
+ * them. Without WAIT records (an older file, a host without steal time)
+ * waits stay in and the OVERHEAD record's waited_ticks says how much
+ * there was.
  */
 #ifndef VMM_TRACE_OVERHEAD_H
 #define VMM_TRACE_OVERHEAD_H
@@ -40,16 +51,23 @@
 extern "C" {
 #endif
 
+/* Waits and clamping are kept per CPU up to here; higher CPUs share the
+ * last slot. */
+#define OVERHEAD_CPUS 256
+
 struct overhead_clock {
-	bool on;		/* an OVERHEAD record, and not raw */
+	bool on;		/* an OVERHEAD record or WAIT records, and not raw */
 	uint64_t exit_total;	/* ticks over all breakpoint exits */
 	uint64_t exits;
 	uint64_t drain_total;	/* ticks over all drains */
 	uint64_t tramp_events;	/* the trampolines' calls in the file */
 	uint64_t exit_events, tramp_seen; /* counted so far */
 	uint64_t taken;		/* ticks taken out so far */
-	uint64_t last;		/* the previous event's time */
 	uint64_t clamped;	/* events placed at their predecessor's time */
+	const struct trace_wait *waits; /* in TSC order */
+	size_t nr_waits, next_wait;
+	uint64_t waited[OVERHEAD_CPUS]; /* each CPU's waits taken out so far */
+	uint64_t last[OVERHEAD_CPUS];	/* each CPU's previous event time */
 };
 
 /* raw: show the TSC as recorded (the clock then changes nothing). */
@@ -64,7 +82,7 @@ bool overhead_event_had_exit(const struct et_ring_record *e);
 uint64_t overhead_clock_event(struct overhead_clock *c, const struct et_ring_record *e);
 
 /* A note's (mark's, drop's) time on the same clock, given where the
- * events have got to. */
+ * events have got to (a note has no CPU: the boot CPU's waits). */
 uint64_t overhead_clock_note(const struct overhead_clock *c, uint64_t tsc);
 
 /* For the report's closing note: how many events the clock clamped, ""

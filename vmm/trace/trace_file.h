@@ -70,7 +70,23 @@ enum trace_record_type {
 	 * end of the run; vmm/trace/overhead.h). Readers that predate it skip
 	 * it. */
 	TRACE_REC_OVERHEAD = 9,
+	/* A vCPU's host thread waited for a host CPU (vmm/kvm/host_wait.h):
+	 * the guest's TSC ran on without the guest. struct trace_wait; the
+	 * first exit after the wait writes it. Readers that predate it skip
+	 * it. */
+	TRACE_REC_WAIT = 10,
 };
+
+/* The WAIT record: u64 tsc, the guest TSC at the exit that learnt of the
+ * wait (it happened after the vCPU's previous exit); u32 cpu; u32 flags
+ * (0); u64 ticks waited, in guest TSC ticks. */
+struct trace_wait {
+	uint64_t tsc;
+	uint32_t cpu;
+	uint64_t ticks;
+};
+
+#define TRACE_WAIT_LEN 24
 
 /* The OVERHEAD record: guest TSC ticks the guest stood still for the
  * tracer. exits: breakpoint exits that recorded a call or a return, and
@@ -144,6 +160,7 @@ int trace_writer_drops(struct trace_writer *w, uint64_t dropped_total, uint64_t 
 int trace_writer_mark(struct trace_writer *w, uint64_t tsc, const char *text);
 int trace_writer_kevent(struct trace_writer *w, const struct trace_kevent *k);
 int trace_writer_overhead(struct trace_writer *w, const struct trace_overhead *o);
+int trace_writer_wait(struct trace_writer *w, const struct trace_wait *wait);
 /* The guest TSC at its first instruction (TRACE_REC_CLOCK); once, before the
  * guest runs. */
 int trace_writer_clock(struct trace_writer *w, uint64_t origin_tsc);
@@ -226,6 +243,10 @@ struct trace_info {
 	uint64_t data_size;	  /* bytes of complete records incl. header */
 	bool has_overhead;	  /* an OVERHEAD record: the last one */
 	struct trace_overhead overhead;
+	/* WAIT records in TSC order (owned by the reader), their ticks summed. */
+	const struct trace_wait *waits;
+	size_t nr_waits;
+	uint64_t waits_ticks;
 	uint64_t unwritten_tail;  /* bytes after the records that the writer had
 				   * allocated but not written (a zero record
 				   * header starts them): it did not close */

@@ -45,6 +45,8 @@ struct trace_reader {
 	struct name_block *names;
 	struct trace_note *notes;
 	size_t nr_notes, notes_cap;
+	struct trace_wait *waits;
+	size_t waits_cap;
 	/* Each DROPS reason is its own running total (the host buffer's, the
 	 * guest ring's, the kernel ring's): its last total, by reason. */
 	struct drop_stream {
@@ -486,6 +488,11 @@ static int read_record(struct trace_reader *r, struct trace_record *rec)
 			return corrupt(r, off, "CLOCK record too short");
 		rec->tsc = get_u64(r->buf);
 		break;
+	case TRACE_REC_WAIT:
+		if (len < TRACE_WAIT_LEN)
+			return corrupt(r, off, "WAIT record too short");
+		rec->tsc = get_u64(r->buf);
+		break;
 	case TRACE_REC_END:
 		if (len < 32)
 			return corrupt(r, off, "END record too short");
@@ -503,6 +510,31 @@ static int read_record(struct trace_reader *r, struct trace_record *rec)
 	}
 	r->off = off + sizeof(hdr) + len + 4;
 	return 1;
+}
+
+static int add_wait(struct trace_reader *r, const struct trace_record *rec)
+{
+	const uint8_t *p = rec->payload;
+	struct trace_wait *w;
+	size_t n = r->info.nr_waits;
+
+	if (n == r->waits_cap) {
+		size_t cap = r->waits_cap ? 2 * r->waits_cap : 64;
+
+		w = realloc(r->waits, cap * sizeof(*w));
+		if (!w)
+			return et_error("out of memory");
+		r->waits = w;
+		r->waits_cap = cap;
+	}
+	r->waits[n] = (struct trace_wait){
+		.tsc = get_u64(p), .cpu = get_u32(p + 8), .ticks = get_u64(p + 16)
+	};
+	r->info.waits_ticks = r->info.waits_ticks + r->waits[n].ticks < r->info.waits_ticks
+				      ? UINT64_MAX
+				      : r->info.waits_ticks + r->waits[n].ticks;
+	r->info.nr_waits = n + 1;
+	return 0;
 }
 
 static int account(struct trace_reader *r, const struct trace_record *rec)
@@ -595,6 +627,8 @@ static int account(struct trace_reader *r, const struct trace_record *rec)
 		in->has_overhead = true;
 		return 0;
 	}
+	case TRACE_REC_WAIT:
+		return add_wait(r, rec);
 	case TRACE_REC_CLOCK:
 		/* The first one counts (a writer writes one). */
 		if (!in->has_origin) {
@@ -622,6 +656,16 @@ static int account(struct trace_reader *r, const struct trace_record *rec)
 				  strlen(rec->text));
 	}
 	return 0;
+}
+
+/* By TSC, then CPU: the order the overhead clock takes them in. */
+static int compare_waits(const void *a, const void *b)
+{
+	const struct trace_wait *x = a, *y = b;
+
+	if (x->tsc != y->tsc)
+		return x->tsc < y->tsc ? -1 : 1;
+	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
 }
 
 static int compare_notes(const void *a, const void *b)
@@ -718,6 +762,9 @@ int trace_reader_open(struct trace_reader **rp, const char *path)
 	symtab_sort(&r->tab);
 	if (r->nr_notes)
 		qsort(r->notes, r->nr_notes, sizeof(*r->notes), compare_notes);
+	if (r->info.nr_waits)
+		qsort(r->waits, r->info.nr_waits, sizeof(*r->waits), compare_waits);
+	r->info.waits = r->waits;
 	/* Older files: time zero is the earliest event. */
 	if (!r->info.has_origin)
 		r->info.origin_tsc = r->info.min_tsc;
@@ -747,6 +794,7 @@ void trace_reader_close(struct trace_reader *r)
 	for (size_t i = 0; i < r->nr_notes; i++)
 		free((char *)r->notes[i].text);
 	free(r->notes);
+	free(r->waits);
 	for (size_t i = 0; i < r->nr_drops; i++)
 		free(r->drops[i].reason);
 	free(r->drops);

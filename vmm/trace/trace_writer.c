@@ -534,6 +534,22 @@ int trace_writer_overhead(struct trace_writer *w, const struct trace_overhead *o
 	return emit(w, TRACE_REC_OVERHEAD, sizeof(v));
 }
 
+int trace_writer_wait(struct trace_writer *w, const struct trace_wait *wait)
+{
+	uint8_t *p;
+
+	if (w->failed)
+		return 0;
+	p = reserve(w, TRACE_WAIT_LEN, true);
+	if (!p)
+		return -1;
+	put_u64(p, wait->tsc);
+	put_u32(p + 8, wait->cpu);
+	put_u32(p + 12, 0);
+	put_u64(p + 16, wait->ticks);
+	return emit(w, TRACE_REC_WAIT, TRACE_WAIT_LEN);
+}
+
 int trace_writer_close(struct trace_writer *w, uint64_t recorded, uint64_t dropped,
 		       const char *exit_reason)
 {

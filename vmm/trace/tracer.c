@@ -517,7 +517,10 @@ int tracer_attach(struct tracer *t, struct machine *m, const struct trace_option
 		return -1;
 	/* The vCPU runs on this thread (machine_run). */
 	t->host_wait_known = host_wait_ns(&t->host_wait_ns) == 0;
-	return write_time_zero(t);
+	if (write_time_zero(t))
+		return -1;
+	host_waits_attach(&t->waits, m, &t->rec, t->has_origin ? t->origin_tsc : recorder_now(&t->rec));
+	return 0;
 }
 
 static int compare_u64(const void *a, const void *b)
@@ -541,6 +544,7 @@ int tracer_finish(struct tracer *t)
 	flight_recorder_stop(&t->fr);
 	tracer_stop_capture(t, NULL);
 	exit_events_detach(&t->exits);
+	host_waits_detach(&t->waits, t->m);
 	kernel_ring_read(&t->kring, true);
 	recorder_flush(&t->rec);
 	handoff_read_guest_ring(&t->handoff, true);
@@ -606,7 +610,7 @@ void tracer_print_summary(const struct tracer *t, FILE *out, const char *where)
 	const struct tramp_mode *tm = &t->tramp;
 	const struct graph *g = &t->graph;
 	const struct kernel_ring *kr = &t->kring;
-	char waited[128] = "", rest_how[64];
+	char waited[192] = "", rest_how[64];
 
 	/* The vocabulary of every report: calls, returns, exits (the VM exits
 	 * recorded as events), kernel events (the kernel's own text and raw
@@ -647,7 +651,12 @@ void tracer_print_summary(const struct tracer *t, FILE *out, const char *where)
 			tm->tramp.full_drains);
 	/* Host load the durations keep: the time the guest's TSC ran while
 	 * this thread waited for a host CPU. */
-	if (t->waited_known)
+	if (t->waits.count && t->rec.tsc_khz)
+		snprintf(waited, sizeof(waited),
+			 "; the vCPU threads waited %.1f ms for a host CPU (other processes ran; "
+			 "%" PRIu64 " waits, taken out of the durations)",
+			 (double)t->waits.ticks / (double)t->rec.tsc_khz, t->waits.count);
+	else if (t->waited_known)
 		snprintf(waited, sizeof(waited),
 			 "; the vCPU thread waited %.1f ms for a host CPU (other processes ran; "
 			 "left in the durations)",

@@ -29,6 +29,7 @@
 #include "vmm/trace/flight_recorder.h"
 #include "vmm/trace/graph.h"
 #include "vmm/trace/handoff.h"
+#include "vmm/trace/host_waits.h"
 #include "vmm/trace/kernel_ring.h"
 #include "vmm/trace/recorder.h"
 #include "vmm/trace/site_patch.h"
@@ -103,6 +104,7 @@ struct tracer {
 	bool host_wait_known;
 	uint64_t waited_ns;	 /* and over the run (tracer_finish) */
 	bool waited_known;
+	struct host_waits waits; /* each wait, as WAIT records */
 	bool has_origin;	 /* origin_tsc was read */
 	uint64_t origin_tsc;	 /* the guest TSC at its first instruction */
 };

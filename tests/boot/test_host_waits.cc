@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: MIT
+// The host's waits (vmm/kvm/host_wait.h, vmm/trace/host_waits.h): when the
+// VMM's threads share their host CPU with a busy process, the guest's TSC
+// runs on while the vCPU thread waits, the trace says each wait in a WAIT
+// record, and reports take the waits out of the durations they fell into.
+#include <gtest/gtest.h>
+
+#include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tests/boot/vmm_process.h"
+#include "tests/fixtures.h"
+#include "tests/shim/earlytrace_shim.h"
+
+namespace {
+
+// This process, the VMM it starts and a busy child all on one host CPU
+// for the life of the object: the scheduler must make the vCPU thread wait.
+class SharedHostCpu {
+public:
+	SharedHostCpu()
+	{
+		CPU_ZERO(&saved_);
+		if (sched_getaffinity(0, sizeof(saved_), &saved_))
+			return;
+		int cpu = 0;
+		while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &saved_))
+			cpu++;
+		cpu_set_t one;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		if (sched_setaffinity(0, sizeof(one), &one))
+			return;
+		busy_ = fork();
+		if (busy_ == 0)
+			for (;;) // spins until the test kills it
+				__asm__ volatile("" ::: "memory");
+	}
+	~SharedHostCpu()
+	{
+		if (busy_ > 0) {
+			kill(busy_, SIGKILL);
+			waitpid(busy_, nullptr, 0);
+		}
+		sched_setaffinity(0, sizeof(saved_), &saved_);
+	}
+	bool ok() const { return busy_ > 0; }
+
+private:
+	cpu_set_t saved_;
+	pid_t busy_ = -1;
+};
+
+uint64_t folded_total(const std::string &out)
+{
+	uint64_t sum = 0;
+	size_t pos = 0;
+	while (pos < out.size()) {
+		size_t eol = out.find('\n', pos);
+		std::string line = out.substr(pos, eol == std::string::npos ? std::string::npos : eol - pos);
+		size_t sp = line.rfind(' ');
+		if (sp != std::string::npos)
+			sum += std::stoull(line.substr(sp + 1));
+		pos = eol == std::string::npos ? out.size() : eol + 1;
+	}
+	return sum;
+}
+
+} // namespace
+
+TEST(HostWaits, WaitsAreRecordedAndTakenOutOfTheDurationsTheyFellInto)
+{
+	REQUIRE_KVM();
+	TempDir d;
+	std::string out = d.file("waits.trace");
+	VmmResult r;
+	{
+		SharedHostCpu shared;
+		ASSERT_TRUE(shared.ok()) << "cannot pin this test to one host CPU";
+		r = run_vmm({ "trace", "--kernel", image("x86_64"), "--mem", "32M", "--graph",
+			      "--filter", "ct_root", "--append", "repeat=20", "--output", out,
+			      "--timeout", "120" });
+	}
+	ASSERT_EQ(r.status, 0) << r.err;
+	if (r.err.find("taken out of the durations") == std::string::npos)
+		GTEST_SKIP() << "KVM here keeps no steal time for the VMM to read (MSR_KVM_STEAL_TIME "
+				"refused): waits stay in the durations; "
+			     << r.err;
+
+	trace_reader *rd = nullptr;
+	ASSERT_EQ(trace_reader_open(&rd, out.c_str()), 0) << et_last_error();
+	const trace_info *in = trace_reader_info(rd);
+	ASSERT_GT(in->nr_waits, 0u) << "a busy process on the same CPU and not one wait";
+	ASSERT_GT(in->tsc_khz, 0u);
+	// Every wait lies within the run and none is longer than the run.
+	uint64_t span = in->max_tsc - in->origin_tsc;
+	EXPECT_LE(in->waits_ticks, span);
+	for (size_t i = 0; i < in->nr_waits; i++) {
+		EXPECT_EQ(in->waits[i].cpu, 0u);
+		EXPECT_GE(in->waits[i].tsc, in->origin_tsc);
+		if (i) {
+			EXPECT_GE(in->waits[i].tsc, in->waits[i - 1].tsc) << "in TSC order";
+		}
+	}
+	// ct_root's calls and returns pair up one after the other: the waits
+	// learnt at an exit inside a call (after the call, up to its return)
+	// fell into that call's duration.
+	std::vector<std::pair<uint64_t, uint64_t>> roots;
+	trace_merge *m = nullptr;
+	ASSERT_EQ(trace_merge_open(rd, &m), 0);
+	et_ring_record e;
+	uint64_t open = 0;
+	while (trace_merge_next(m, &e) == 1) {
+		if (et_rec_is_exit(&e))
+			continue;
+		if (et_rec_kind(&e) == ET_REC_CALL) {
+			open = e.tsc;
+		} else if (et_rec_kind(&e) == ET_REC_RET && open) {
+			roots.emplace_back(open, e.tsc);
+			open = 0;
+		}
+	}
+	trace_merge_close(m);
+	ASSERT_EQ(roots.size(), 80u) << "repeat=20: four phases a repeat";
+	uint64_t inside = 0;
+	for (size_t i = 0; i < in->nr_waits; i++)
+		for (const auto &[from, to] : roots)
+			if (in->waits[i].tsc > from && in->waits[i].tsc <= to)
+				inside += in->waits[i].ticks;
+	uint64_t khz = in->tsc_khz;
+	trace_reader_close(rd);
+
+	VmmResult f = run_vmm({ "report", out, "--format", "folded" });
+	VmmResult fraw = run_vmm({ "report", out, "--format", "folded", "--raw-durations" });
+	ASSERT_EQ(f.status, 0) << f.err;
+	ASSERT_EQ(fraw.status, 0) << fraw.err;
+	uint64_t fixed = folded_total(f.out), raw = folded_total(fraw.out);
+	uint64_t inside_ns = inside * 1000000 / khz;
+	ASSERT_GT(raw, 0u);
+	EXPECT_GT(fixed, 0u);
+	// The corrected total lost at least the waits inside the calls (and
+	// one exit a call besides), a nanosecond of rounding aside.
+	EXPECT_LE(fixed + inside_ns, raw + 1) << "waits inside: " << inside_ns << " ns";
+
+	VmmResult g = run_vmm({ "report", out, "--format", "graph" });
+	ASSERT_EQ(g.status, 0) << g.err;
+	EXPECT_NE(g.out.find("waits of the vCPU threads for a host CPU"), std::string::npos)
+		<< g.out.substr(0, 800);
+	EXPECT_NE(g.out.find("taken out"), std::string::npos);
+}

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+#include "vmm/kvm/host_wait.h"
+
+#include <asm/kvm_para.h>
+#include <linux/kvm.h>
+#include <stddef.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+
+#include "arch/x86/layout.h"
+#include "vmm/kvm/guest_mem.h"
+#include "vmm/kvm/vcpu.h"
+#include "vmm/kvm/vm.h"
+
+#define SLOT_BYTES 64 /* KVM wants the area 64-byte aligned */
+#define PAGE_BYTES 4096ull
+#define AREA_BYTES ((VM_MAX_VCPUS * SLOT_BYTES + PAGE_BYTES - 1) & ~(PAGE_BYTES - 1))
+_Static_assert(sizeof(struct kvm_steal_time) == SLOT_BYTES, "one slot per vCPU");
+/* The slot after guest RAM's (guest_mem has at most GUEST_MEM_MAX_REGIONS). */
+#define HOST_WAIT_MEMSLOT GUEST_MEM_MAX_REGIONS
+
+int host_wait_map(struct vm *vm)
+{
+	struct kvm_userspace_memory_region slot = {
+		.slot = HOST_WAIT_MEMSLOT,
+		.guest_phys_addr = LAYOUT_HOST_WAIT_AREA,
+		.memory_size = AREA_BYTES,
+	};
+	void *page = mmap(NULL, AREA_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+
+	if (page == MAP_FAILED)
+		return -1;
+	slot.userspace_addr = (uintptr_t)page;
+	if (ioctl(vm->vm_fd, KVM_SET_USER_MEMORY_REGION, &slot) < 0) {
+		munmap(page, AREA_BYTES);
+		return -1;
+	}
+	vm->host_wait_page = page;
+	return 0;
+}
+
+void host_wait_unmap(struct vm *vm)
+{
+	/* After the VM is closed: KVM writes no more. */
+	if (vm->host_wait_page)
+		munmap(vm->host_wait_page, AREA_BYTES);
+	vm->host_wait_page = NULL;
+}
+
+static uint64_t load_u64(const uint8_t *p)
+{
+	return __atomic_load_n((const uint64_t *)(const void *)p, __ATOMIC_RELAXED);
+}
+
+static uint32_t load_u32(const uint8_t *p)
+{
+	return __atomic_load_n((const uint32_t *)(const void *)p, __ATOMIC_RELAXED);
+}
+
+static void start_reading(struct host_wait *w, const uint8_t *area, uint64_t gpa)
+{
+	w->area = area;
+	w->area_gpa = gpa;
+	w->version = load_u32(area + offsetof(struct kvm_steal_time, version));
+	w->steal = load_u64(area + offsetof(struct kvm_steal_time, steal));
+}
+
+void host_wait_enable(struct vcpu *vcpu)
+{
+	struct host_wait *w = &vcpu->wait;
+	uint64_t gpa = LAYOUT_HOST_WAIT_AREA + (uint64_t)vcpu->id * SLOT_BYTES;
+
+	w->known = false;
+	if (!vcpu->vm->host_wait_page || vcpu->id >= VM_MAX_VCPUS ||
+	    vcpu_set_msr(vcpu, MSR_KVM_STEAL_TIME, gpa | KVM_MSR_ENABLED) < 0)
+		return;
+	start_reading(w, vcpu->vm->host_wait_page + (uint64_t)vcpu->id * SLOT_BYTES, gpa);
+	w->known = true;
+}
+
+/* Our area did not change over a KVM_RUN: where does KVM write now? */
+static void follow_msr(struct vcpu *vcpu)
+{
+	struct host_wait *w = &vcpu->wait;
+	uint64_t msr, gpa;
+	const uint8_t *area;
+
+	if (vcpu_get_msr(vcpu, MSR_KVM_STEAL_TIME, &msr) < 0) {
+		w->known = false;
+		return;
+	}
+	if (!(msr & KVM_MSR_ENABLED)) {
+		/* An INIT (an application processor's start) resets the MSR:
+		 * ours again. A guest that turned its own off: stop. */
+		if (w->followed_guest)
+			w->known = false;
+		else
+			host_wait_enable(vcpu);
+		return;
+	}
+	gpa = msr & KVM_STEAL_VALID_BITS;
+	if (gpa == w->area_gpa) {
+		/* Still the same area: the version did not move this time. A
+		 * guest area that never moves is a guest writing it: stop. */
+		if (w->followed_guest)
+			w->known = false;
+		return;
+	}
+	area = guest_mem_ptr(&vcpu->vm->mem, gpa, SLOT_BYTES);
+	if (!area) {
+		w->known = false;
+		return;
+	}
+	start_reading(w, area, gpa);
+	w->followed_guest = true;
+}
+
+uint64_t host_wait_update(struct vcpu *vcpu)
+{
+	struct host_wait *w = &vcpu->wait;
+	uint32_t version;
+	uint64_t steal, waited;
+
+	if (!w->known)
+		return 0;
+	version = load_u32(w->area + offsetof(struct kvm_steal_time, version));
+	steal = load_u64(w->area + offsetof(struct kvm_steal_time, steal));
+	if (version == w->version) {
+		follow_msr(vcpu);
+		return 0;
+	}
+	w->version = version;
+	waited = steal > w->steal ? steal - w->steal : 0;
+	w->steal = steal;
+	w->waited_ns += waited;
+	return waited;
+}
+
+void host_wait_note(struct vcpu *vcpu, bool during_exit)
+{
+	uint64_t waited = host_wait_update(vcpu);
+
+	if (waited && vcpu->on_wait)
+		vcpu->on_wait(vcpu->on_wait_ctx, vcpu, waited, during_exit);
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The trace's WAIT records: each time a vCPU's host thread is found to
+ * have waited for a host CPU (vmm/kvm/host_wait.h), one record with the
+ * guest TSC of the exit that found it and the wait in guest TSC ticks,
+ * so reports can take it out of the durations it fell into
+ * (vmm/trace/overhead.h).
+ *
+ * A wait the thread spent in the VMM's own user-space work for an exit
+ * is in that exit's charge too (the tracer's cost, measured from KVM_RUN's
+ * return to the next KVM_RUN); it must not be taken out twice. A wait
+ * learnt inside an exit's handling (the extra KVM_RUN that times an exit)
+ * comes out of that exit's charge; one learnt at the next exit comes out
+ * of the previous exit's charge when that stretch was at least as long
+ * as the wait (then it can only have been there: a stretch is about a
+ * microsecond, a wait a host time slice).
+ */
+#ifndef VMM_TRACE_HOST_WAITS_H
+#define VMM_TRACE_HOST_WAITS_H
+
+#include <stdint.h>
+
+#include "vmm/kvm/vm.h"
+#include "vmm/trace/recorder.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct machine;
+
+struct host_waits {
+	struct recorder *rec;
+	uint64_t from[VM_MAX_VCPUS]; /* each vCPU's guest TSC at its last WAIT */
+	uint64_t count, ticks;	     /* recorded */
+	uint64_t uncharged;	     /* ticks taken out of the exits' charges */
+};
+
+/* Watches every vCPU of m from origin_tsc (the guest's first instruction);
+ * WAIT records go to rec's trace file. A no-op without a TSC frequency. */
+void host_waits_attach(struct host_waits *hw, struct machine *m, struct recorder *rec,
+		       uint64_t origin_tsc);
+void host_waits_detach(struct host_waits *hw, struct machine *m);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VMM_TRACE_HOST_WAITS_H */
