@@ -460,6 +460,9 @@ def trace_file(events=5, end=True, cut=0):
         evs += (u64(1000 + 10 * i) + u64(syms[i % 3][0]) + u64(syms[0][0] + 5) + u32(i % 2) +
                 u16(1) + u16(1 + i % 3))
     out += record(3, evs)
+    # WAIT: tsc, cpu, flags, ticks (the host thread's waits, per CPU)
+    out += record(10, u64(1025) + u32(0) + u32(0) + u64(7))
+    out += record(10, u64(1015) + u32(1) + u32(0) + u64(3))
     out += record(4, u64(3) + u64(2000) + b"host buffer full (--overflow stop)")
     if end:
         # OVERHEAD: tsc, exits, exit_ticks, drains, drain_ticks, rest_ticks,
