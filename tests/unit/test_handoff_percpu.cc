@@ -42,13 +42,13 @@ protected:
 		memset(&vcpu, 0, sizeof(vcpu));
 		vcpu.vm = &vm;
 		vcpu.fd = -1;
-		vm.nr_vcpus = 2;
 		path = dir.file("t.trace");
 		ASSERT_EQ(recorder_init(&rec, &vcpu, 64, OVERFLOW_STOP, 0), 0);
 		ASSERT_EQ(trace_writer_open(&rec.out, path.c_str(), nullptr), 0) << et_last_error();
 		ops.stop_capture = count_stops;
 		cfg.vm = &vm;
 		cfg.vcpu = &vcpu;
+		cfg.nr_vcpus = 2;
 		cfg.rec = &rec;
 		cfg.ops = &ops;
 		cfg.ctx = &stops;

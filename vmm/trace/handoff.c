@@ -190,7 +190,7 @@ static int64_t do_handoff(struct handoff *h, const struct et_ring_ref *refs, uns
 static int64_t do_handoff_percpu(struct handoff *h, uint64_t paddr, uint64_t count)
 {
 	struct et_ring_ref refs[VM_MAX_VCPUS];
-	unsigned vcpus = h->vm->nr_vcpus ? h->vm->nr_vcpus : 1;
+	unsigned vcpus = h->nr_vcpus;
 	const void *array;
 
 	if (h->done)
@@ -392,7 +392,9 @@ int handoff_attach(struct handoff *h, const struct handoff_config *cfg)
 
 	memset(h, 0, sizeof(*h));
 	h->rec = cfg->rec;
-	h->vm = cfg->vm;
+	h->nr_vcpus = cfg->nr_vcpus == 0 ? 1
+		      : cfg->nr_vcpus > VM_MAX_VCPUS ? VM_MAX_VCPUS
+						     : cfg->nr_vcpus;
 	h->fr = cfg->fr;
 	h->gm = &cfg->vm->mem;
 	h->tramp = cfg->tramp;

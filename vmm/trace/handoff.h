@@ -58,6 +58,7 @@ struct handoff_ops {
 struct handoff_config {
 	struct vm *vm;		  /* its bus gets the hypercall port */
 	struct vcpu *vcpu;	  /* its breakpoints watch the symbols */
+	unsigned nr_vcpus;	  /* the machine's (0: one) */
 	const struct symbols *syms;
 	const char *symbol;	  /* the stock kernel's handoff symbol, or NULL */
 	bool follow;		  /* --follow */
@@ -86,7 +87,7 @@ struct guest_ring {
 
 struct handoff {
 	struct recorder *rec;
-	const struct vm *vm;	/* how many vCPUs may have a ring */
+	unsigned nr_vcpus;	/* how many vCPUs may have a ring */
 	struct flight_recorder *fr; /* NULL: none */
 	const struct guest_mem *gm;
 	const struct trampolines *tramp;
