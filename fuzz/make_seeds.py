@@ -498,7 +498,7 @@ def seeds_trace_real():
 
 # ---- the hypercall port (script format: fuzz_hypercall in targets.c) ----
 
-HC_WRITE, HC_BLOCK, HC_RING, HC_STRING, HC_IO, HC_EVENTS = range(6)
+HC_WRITE, HC_BLOCK, HC_RING, HC_STRING, HC_IO, HC_EVENTS, HC_REFS = range(7)
 HIGH = 0x80000000  # the script's bit for "high RAM" (4 GiB + offset)
 
 
@@ -521,6 +521,15 @@ def hc_string(gpa, s):
 
 def hc_write(gpa, data):
     return u8(HC_WRITE) + u32(gpa) + u8(len(data)) + data
+
+
+def hc_refs(gpa, rings):
+    return u8(HC_REFS) + u32(gpa) + u8(len(rings)) + b"".join(u32(a) + u32(n) for a, n in rings)
+
+
+def hc_vcpus(n):
+    """The script's flags byte for a machine of n vCPUs (1 to 4)."""
+    return (n - 1) << 2
 
 
 def seeds_hypercall():
@@ -560,6 +569,31 @@ def seeds_hypercall():
         s = u8(0) + u16(64) + u8(HC_EVENTS) + u8(5) + hc_ring(0x10000, 16)
         s += hc_block(0x8000, 1, 0x10000, ring_bytes(16)) + hc_io(0x8000) + tail
         write("hypercall", name, s)
+    # ET_HC_HANDOFF_PERCPU on 2 vCPUs: early events on both, a ring each,
+    # then each CPU records (its head moves on) and CPU 1 breaks its ring.
+    s = u8(hc_vcpus(2)) + u16(256) + u8(HC_EVENTS) + u8(12)
+    s += hc_ring(0x10000, 16) + hc_ring(0x20000, 8)
+    s += hc_refs(0x7000, [(0x10000, ring_bytes(16)), (0x20000, ring_bytes(8))])
+    s += hc_block(0x8000, 3, 0x7000, 2) + hc_io(0x8000)
+    s += hc_write(0x10000 + 24, u64(9)) + hc_write(0x20000 + 24, u64(30))
+    s += hc_ring(0x20000, 8, damage=4)
+    write("hypercall", "percpu-rings.bin", s)
+    # What a hostile SMP guest tries: more rings than vCPUs, none, rings
+    # that overlap, one outside RAM, a misaligned array, version 2.
+    s = u8(hc_vcpus(3)) + u16(64) + u8(HC_EVENTS) + u8(6)
+    s += hc_ring(0x10000, 16) + hc_ring(0x10040, 16) + hc_ring(0x30000, 4)
+    s += hc_refs(0x7000, [(0x10000, ring_bytes(16)), (0x10040, ring_bytes(16)),
+                          (0x30000, ring_bytes(4)), (0x30000, ring_bytes(4))])
+    s += hc_block(0x8000, 3, 0x7000, 4) + hc_io(0x8000)
+    s += hc_block(0x8000, 3, 0x7000, 0) + hc_io(0x8000)
+    s += hc_block(0x8000, 3, 0x7000, 2) + hc_io(0x8000)
+    s += hc_refs(0x7100, [(0x10000, ring_bytes(16)), (0x7fffff00, ring_bytes(16))])
+    s += hc_block(0x8000, 3, 0x7100, 2) + hc_io(0x8000)
+    s += hc_block(0x8000, 3, 0x7004, 1) + hc_io(0x8000)
+    s += hc_block(0x8000, 3, 0x7000, 1, version=2) + hc_io(0x8000)
+    s += hc_refs(0x7200, [(0x30000, ring_bytes(4)), (0x10000, ring_bytes(16))])
+    s += hc_block(0x8000, 3, 0x7200, 2) + hc_io(0x8000)
+    write("hypercall", "percpu-hostile.bin", s)
 
 
 # ---- the trampoline batch (script format: fuzz_tramp_drain) -------------

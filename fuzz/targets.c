@@ -482,7 +482,10 @@ enum {
 	HC_OP_RING,   /* gpa, u32 capacity, u64 head, u8 damage, u64 tsc_khz */
 	HC_OP_STRING, /* gpa, u16 len, bytes, then a NUL */
 	HC_OP_IO,     /* u8 how (size, read, port offset), u32 value */
-	HC_OP_EVENTS, /* u8 count: calls recorded by the VMM before the handoff */
+	HC_OP_EVENTS, /* u8 count: calls recorded by the VMM before the handoff,
+		       * each on vCPU (its index % 4) */
+	HC_OP_REFS,   /* gpa, u8 count, then per ring: gpa, u32 bytes (an
+		       * ET_HC_HANDOFF_PERCPU array; 8 rings at most) */
 	HC_OP_NR,
 };
 
@@ -501,6 +504,9 @@ int fuzz_hypercall(const uint8_t *data, size_t size)
 	const struct handoff_config cfg = {
 		.vm = &v.m->vm,
 		.vcpu = &v.m->vcpu,
+		/* flags bits 2-3: the machine's vCPUs, 1 to 4 (rings it may
+		 * hand over per CPU) */
+		.nr_vcpus = 1 + ((flags >> 2) & 3),
 		.syms = &v.m->symbols,
 		.rec = &v.t.rec,
 		.fr = &v.t.fr,
@@ -516,7 +522,7 @@ int fuzz_hypercall(const uint8_t *data, size_t size)
 	for (unsigned step = 0; in.n && step < FUZZ_MAX_STEPS; step++) {
 		const struct guest_mem *gm = &v.m->vm.mem;
 		uint8_t op = in_u8(&in) % HC_OP_NR;
-		uint64_t gpa = op < HC_OP_IO ? in_gpa(&in) : 0;
+		uint64_t gpa = op < HC_OP_IO || op == HC_OP_REFS ? in_gpa(&in) : 0;
 
 		switch (op) {
 		case HC_OP_WRITE: {
@@ -575,6 +581,18 @@ int fuzz_hypercall(const uint8_t *data, size_t size)
 				     buf, sizes[how & 3], !(how & 4));
 			break;
 		}
+		case HC_OP_REFS: {
+			unsigned count = in_u8(&in) % 9;
+
+			for (unsigned i = 0; i < count; i++) {
+				struct et_ring_ref ref;
+
+				ref.paddr = in_gpa(&in);
+				ref.bytes = in_le(&in, 4);
+				ram_write(gm, gpa + i * sizeof(ref), &ref, sizeof(ref));
+			}
+			break;
+		}
 		default: {
 			unsigned count = in_u8(&in);
 
@@ -583,6 +601,7 @@ int fuzz_hypercall(const uint8_t *data, size_t size)
 					.tsc = 1000 + i,
 					.ip = 0xffffffff81000000ull + 16 * i,
 					.parent_ip = 0xffffffff81000000ull,
+					.cpu = i % 4,
 					.kind = ET_REC_CALL,
 					.flags = ET_REC_SRC_BREAKPOINT,
 				};

@@ -14,14 +14,19 @@
  * the high halves).
  *
  * 30 instructions from the site's call to the return.
+ *
+ * et_fentry_percpu reads the calling CPU's ring from the per-CPU variable
+ * %fs:et_fentry_ring (FS base + &et_fentry_ring: Linux i386 keeps its
+ * per-CPU base in FS), otherwise the same.
  */
 #include <earlytrace/abi.h>
 
-	.text
-	.globl __fentry__
-	.type __fentry__, @function
+/* The handler: RING_LOAD loads the ring's address into esi. */
+.macro FENTRY name, ring_load:vararg
+	.globl \name
+	.type \name, @function
 	.p2align 4
-__fentry__:
+\name:
 	pushfl
 	pushl %eax
 	pushl %edx
@@ -30,7 +35,7 @@ __fentry__:
 	pushl %edi
 	/* 6 dwords pushed: the site's return address is at 24(%esp). */
 	rdtsc					/* edx:eax: the TSC */
-	movl et_fentry_ring, %esi
+	\ring_load
 	movl $1, %ecx
 	xaddl %ecx, ET_RING_OFF_HEAD(%esi)	/* ecx: our record's index */
 	movl %ecx, %edi
@@ -52,6 +57,11 @@ __fentry__:
 	popl %eax
 	popfl
 	ret
-	.size __fentry__, . - __fentry__
+	.size \name, . - \name
+.endm
+
+	.text
+	FENTRY __fentry__, movl et_fentry_ring, %esi
+	FENTRY et_fentry_percpu, movl %fs:et_fentry_ring, %esi
 
 	.section .note.GNU-stack, "", @progbits

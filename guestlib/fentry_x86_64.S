@@ -20,14 +20,25 @@
  * reader it is complete (struct et_ring in abi.h; ring.c reads it).
  *
  * 29 instructions from the site's call to the return (i386: 30).
+ *
+ * et_fentry_percpu is the same for per-CPU tracing (patch.c,
+ * et_trace_start_percpu): it finds the calling CPU's ring through a
+ * per-CPU variable, %gs:et_fentry_ring(%rip) (GS base + &et_fentry_ring,
+ * as Linux reads its per-CPU variables), in the same one load: no lock,
+ * no exit, and the same 29 instructions. Each ring has one CPU writing it,
+ * so the xadd needs no lock prefix there either.
  */
 #include <earlytrace/abi.h>
 
-	.text
-	.globl __fentry__
-	.type __fentry__, @function
+/*
+ * The handler: RING_LOAD is the one instruction that loads the ring's
+ * address into rsi.
+ */
+.macro FENTRY name, ring_load:vararg
+	.globl \name
+	.type \name, @function
 	.p2align 4
-__fentry__:
+\name:
 	pushfq					/* xadd, and, shl, sub set the flags */
 	pushq %rax
 	pushq %rdx
@@ -37,7 +48,7 @@ __fentry__:
 	rdtsc					/* first: the call came before us */
 	shlq $32, %rdx
 	orq %rax, %rdx				/* rdx: the TSC */
-	movq et_fentry_ring(%rip), %rsi
+	\ring_load
 	movl $1, %eax
 	xaddq %rax, ET_RING_OFF_HEAD(%rsi)	/* rax: our record's index */
 	movl %eax, %ecx
@@ -57,6 +68,11 @@ __fentry__:
 	popq %rax
 	popfq
 	ret
-	.size __fentry__, . - __fentry__
+	.size \name, . - \name
+.endm
+
+	.text
+	FENTRY __fentry__, movq et_fentry_ring(%rip), %rsi
+	FENTRY et_fentry_percpu, movq %gs:et_fentry_ring(%rip), %rsi
 
 	.section .note.GNU-stack, "", @progbits

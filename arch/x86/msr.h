@@ -14,6 +14,7 @@
  * different path than on real hardware or under QEMU) when it is clear. */
 #define X86_MSR_K7_HWCR 0xc0010015
 #define X86_MSR_K7_HWCR_TSC_FREQ_SEL (1ull << 24)
+#define X86_MSR_GS_BASE 0xc0000101 /* the GS segment's base in long mode */
 #define X86_MSR_TSC_AUX 0xc0000103
 /* The x2APIC registers: KVM's MSR filter never applies to them. */
 #define X86_MSR_X2APIC_FIRST 0x800

@@ -125,6 +125,8 @@ static void apply_word(struct word w, struct boot_opts *opts)
 	} else if (word_value(w, "smp", &v)) {
 		if (word_is(v, "crash"))
 			opts->smp = opts->smp_crash = true;
+		else if (word_is(v, "ring"))
+			opts->smp = opts->smp_ring = true;
 		else
 			bad_word(w);
 	} else if (word_value(w, "exits", &v)) {

@@ -4,7 +4,9 @@
  * does — CPUs from the ACPI MADT, one at a time: INIT, SIPI, SIPI through
  * the local APIC's ICR to a real-mode start page (smp_boot.S), wait for the
  * AP to call in — and every CPU runs a call tree whose size depends on its
- * index, so a trace can be checked CPU by CPU.
+ * index, so a trace can be checked CPU by CPU. With smp=ring the trees
+ * run after a per-CPU guestlib handoff, each CPU recording into its own
+ * ring (smp_ring.c).
  */
 #include "smp.h"
 
@@ -14,6 +16,7 @@
 #include "compiler.h"
 #include "print.h"
 #include "smp_layout.h"
+#include "smp_ring.h"
 
 #define LAPIC_BASE 0xfee00000ul /* identity-mapped (entry.S maps 4 GiB) */
 #define LAPIC_ID 0x20
@@ -31,7 +34,7 @@
 #define SPIN_LIMIT 50000000u
 
 extern const uint8_t smp_ap_start[], smp_ap_end[];
-extern uint8_t smp_ap_gdt_desc[], smp_ap_cr3[], smp_ap_stack[], smp_ap_entry[];
+extern uint8_t smp_ap_gdt_desc[], smp_ap_cr3[], smp_ap_stack[], smp_ap_entry[], smp_ap_gs_base[];
 
 static uint8_t apic_ids[SMP_MAX_CPUS];
 static unsigned nr_cpus;
@@ -192,7 +195,7 @@ static void say(const char *a, uint32_t x, const char *b, uint32_t y)
 
 void smp_run(void)
 {
-	unsigned started = 1;
+	unsigned started = 1, self = 0;
 	uint8_t me;
 
 	find_cpus();
@@ -202,6 +205,12 @@ void smp_run(void)
 	/* The local APIC sends no IPI while software-disabled (KVM). */
 	lapic_write(LAPIC_SVR, lapic_read(LAPIC_SVR) | LAPIC_SVR_ENABLE | 0xff);
 	prepare_start_page();
+	for (unsigned i = 0; i < nr_cpus; i++)
+		if (apic_ids[i] == me)
+			self = i;
+	/* Before any AP runs: patching the sites needs the others quiet. */
+	if (boot_options()->smp_ring && smp_ring_start(nr_cpus, self))
+		print_line("smp ring: not started");
 	for (unsigned i = 0; i < nr_cpus; i++) {
 		if (apic_ids[i] == me) {
 			called_in[i] = 1;
@@ -210,6 +219,8 @@ void smp_run(void)
 		ap_index = i;
 		*(volatile uint64_t *)(SMP_AP_PA + (smp_ap_stack - smp_ap_start)) =
 			(uintptr_t)&ap_stacks[i][sizeof(ap_stacks[i])];
+		*(volatile uint64_t *)(SMP_AP_PA + (smp_ap_gs_base - smp_ap_start)) =
+			smp_ring_gs_base(i);
 		send_ipi(apic_ids[i], ICR_INIT);
 		send_ipi(apic_ids[i], ICR_SIPI | (SMP_AP_PA >> 12));
 		send_ipi(apic_ids[i], ICR_SIPI | (SMP_AP_PA >> 12));
@@ -230,4 +241,5 @@ void smp_run(void)
 	}
 	say("smp cpus=", nr_cpus, " started=", started);
 	print_line("");
+	smp_ring_stop((uintptr_t)pc_root, (uintptr_t)pc_leaf);
 }

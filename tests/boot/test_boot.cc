@@ -47,7 +47,7 @@ TEST(Boot, X86_64KernelRunsItsCallTreeAndExitsWithItsStatus)
 	VmmResult r = run_vmm({ "run", "--kernel", image("x86_64"), "--mem", "32M", "--append",
 				"exit=7 hello", "--timeout", "60" });
 	EXPECT_EQ(r.status, 7) << r.err;
-	EXPECT_NE(r.out.find("earlytrace test kernel x86_64 abi 2"), std::string::npos) << r.out;
+	EXPECT_NE(r.out.find("earlytrace test kernel x86_64 abi 3"), std::string::npos) << r.out;
 	EXPECT_NE(r.out.find("cmdline: exit=7 hello"), std::string::npos) << r.out;
 	expect_calltree(r.out, "longmode");
 	EXPECT_NE(r.out.find("done"), std::string::npos);
@@ -59,7 +59,7 @@ TEST(Boot, I386KernelRunsWithPagingOff)
 	REQUIRE_KVM();
 	VmmResult r = run_vmm({ "run", "--kernel", image("i386"), "--mem", "32M", "--timeout", "60" });
 	EXPECT_EQ(r.status, 0) << r.err << r.out;
-	EXPECT_NE(r.out.find("earlytrace test kernel i386 abi 2"), std::string::npos) << r.out;
+	EXPECT_NE(r.out.find("earlytrace test kernel i386 abi 3"), std::string::npos) << r.out;
 	expect_calltree(r.out, "prepaging");
 	EXPECT_NE(r.out.find("done"), std::string::npos);
 }
@@ -241,7 +241,7 @@ TEST(Cli, HelpAndVersion)
 	EXPECT_NE(r.out.find("--kernel FILE"), std::string::npos);
 	r = run_vmm({ "--version" });
 	EXPECT_EQ(r.status, 0);
-	EXPECT_TRUE(std::regex_search(r.out, std::regex("^earlytrace [0-9]+\\.[0-9]+\\.[0-9]+ \\(guest ABI 2\\)\n$")))
+	EXPECT_TRUE(std::regex_search(r.out, std::regex("^earlytrace [0-9]+\\.[0-9]+\\.[0-9]+ \\(guest ABI 3\\)\n$")))
 		<< r.out;
 	r = run_vmm({ "run", "--cpu", "help" });
 	EXPECT_EQ(r.status, 0);

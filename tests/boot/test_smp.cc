@@ -302,3 +302,62 @@ TEST(Smp, HangReportShowsEveryVcpu)
 			<< r.err;
 	unlink(path.c_str());
 }
+
+// smp=ring: the boot CPU hands one guestlib ring per CPU over
+// (ET_HC_HANDOFF_PERCPU) before it starts the others, so every tree runs
+// in guest mode, each CPU recording into its own ring through its GS base
+// (et_fentry_percpu). The trace has exactly each CPU's calls on that CPU,
+// all recorded by the guest, and the rings say the same inside the guest.
+TEST(Smp, PerCpuGuestRingsHaveEachCpusCallsOnThatCpu)
+{
+	REQUIRE_SMP(n);
+	std::string path = temp_path("smp-ring.trace");
+	VmmResult r = run_vmm({ "trace", "--kernel", image("x86_64"), "--mem", "32M", "--cpus",
+				std::to_string(n), "--append", "smp=ring exit=0", "-f", "pc_*",
+				"-o", path, "--timeout", "300" });
+	ASSERT_EQ(r.status, 0) << r.err << r.out;
+	EXPECT_NE(r.out.find("smp ring: handoff result=0 cpus=" + std::to_string(n) +
+			     " vmm_events=0 "),
+		  std::string::npos)
+		<< r.out;
+	for (unsigned i = 0; i < n; i++) {
+		EXPECT_NE(r.out.find(cpu_line(i)), std::string::npos) << r.out;
+		EXPECT_NE(r.out.find("smp ring cpu=" + std::to_string(i) + " root=1 leaf=" +
+				     std::to_string(kLeaves * (i + 1)) + " lost=0 incomplete=0\n"),
+			  std::string::npos)
+			<< r.out;
+	}
+	TraceFile t = load_trace(path);
+	ASSERT_EQ(t.error, "");
+	std::map<std::pair<unsigned, std::string>, long> per_cpu;
+	for (size_t i = 0; i < t.calls.size(); i++) {
+		if (t.fn[i] != "pc_root" && t.fn[i] != "pc_leaf")
+			continue;
+		EXPECT_EQ(t.calls[i].flags & ET_REC_SRC_MASK, (unsigned)ET_REC_SRC_GUEST) << t.fn[i];
+		per_cpu[{ et_rec_cpu(&t.calls[i]), t.fn[i] }]++;
+	}
+	std::map<std::pair<unsigned, std::string>, long> want;
+	for (unsigned i = 0; i < n; i++) {
+		want[{ i, "pc_root" }] = 1;
+		want[{ i, "pc_leaf" }] = kLeaves * (i + 1);
+	}
+	EXPECT_EQ(per_cpu, want);
+	bool marked = false;
+	for (const auto &m : t.marks)
+		marked |= m.second.rfind("handoff: guest rings of " + std::to_string(n) + " CPUs", 0) ==
+			  0;
+	EXPECT_TRUE(marked);
+
+	// ftrace text: the last CPU's leaves in its own column.
+	VmmResult text = run_vmm({ "report", path });
+	ASSERT_EQ(text.status, 0) << text.err;
+	std::string last = "[00" + std::to_string(n - 1) + "]";
+	long last_leaves = 0;
+	for (size_t at = text.out.find(last); at != std::string::npos;
+	     at = text.out.find(last, at + 1)) {
+		size_t eol = text.out.find('\n', at);
+		last_leaves += text.out.substr(at, eol - at).find("pc_leaf <-pc_root") != std::string::npos;
+	}
+	EXPECT_EQ(last_leaves, kLeaves * n) << text.out;
+	unlink(path.c_str());
+}

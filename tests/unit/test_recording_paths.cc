@@ -17,7 +17,10 @@
 
 #include <capstone/capstone.h>
 #include <signal.h>
+#include <asm/prctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <ucontext.h>
 
 #include <algorithm>
@@ -38,6 +41,7 @@ extern "C" {
 int et_ring_init(struct et_ring *r, size_t bytes, uint64_t tsc_khz);
 int et_ring_read(const struct et_ring *r, uint64_t i, struct et_ring_record *out);
 void __fentry__(void);
+void et_fentry_percpu(void);
 extern struct et_ring *volatile et_fentry_ring;
 struct et_ring *volatile et_fentry_ring;
 }
@@ -303,42 +307,95 @@ TEST(RecordingPaths, GuestRingLosesNothingWhateverInstructionANestedCallInterrup
 // guestlib's __fentry__ as the test images link it: the guest ring's
 // recording path, from the site's call to the return (issue 19's goal: at
 // most 30; the previous design, a C recorder behind pushf/cli, took 68).
+// et_fentry_percpu, the per-CPU tracing's handler, is as short: its ring
+// comes from the calling CPU's per-CPU slot (%gs: on x86_64, %fs: on
+// i386) in the one load __fentry__ uses for its global pointer.
 TEST(GuestlibFentry, RecordingPathIsShortAndInterruptible)
 {
-	const struct { const char *arch; size_t insns; } want[] = { { "x86_64", 29 }, { "i386", 30 } };
+	const struct { const char *arch; size_t insns; const char *percpu_seg; } want[] = {
+		{ "x86_64", 29, "gs:" }, { "i386", 30, "fs:" }
+	};
 
 	for (const auto &w : want) {
 		struct kernel_image img;
 		struct symbols syms = {};
-		uint64_t addr, paddr;
-		uint32_t flags;
 
 		ASSERT_EQ(kernel_image_open(&img, (std::string(ET_TEST_IMAGES) + "/" + w.arch + ".elf").c_str()), 0)
 			<< et_last_error();
 		ASSERT_EQ(symbols_load(&syms, &img, nullptr), 0) << et_last_error();
-		ASSERT_EQ(symbols_addr(&syms, "__fentry__", &addr), 0);
-		const uint8_t *code = kernel_image_vaddr_bytes(&img, addr, 128, &paddr, &flags);
-		ASSERT_NE(code, nullptr);
-		csh cs;
-		cs_insn *insn = nullptr;
-		ASSERT_EQ(cs_open(CS_ARCH_X86, img.elf_class == 64 ? CS_MODE_64 : CS_MODE_32, &cs), CS_ERR_OK);
-		size_t n = cs_disasm(cs, code, 128, addr, 0, &insn);
-		std::vector<std::string> path;
-		for (size_t i = 0; i < n; i++) {
-			path.push_back(insn[i].mnemonic);
-			if (!strcmp(insn[i].mnemonic, "ret"))
-				break;
+		for (const char *handler : { "__fentry__", "et_fentry_percpu" }) {
+			uint64_t addr, paddr;
+			uint32_t flags;
+			ASSERT_EQ(symbols_addr(&syms, handler, &addr), 0) << handler;
+			const uint8_t *code = kernel_image_vaddr_bytes(&img, addr, 128, &paddr, &flags);
+			ASSERT_NE(code, nullptr);
+			csh cs;
+			cs_insn *insn = nullptr;
+			ASSERT_EQ(cs_open(CS_ARCH_X86, img.elf_class == 64 ? CS_MODE_64 : CS_MODE_32, &cs), CS_ERR_OK);
+			size_t n = cs_disasm(cs, code, 128, addr, 0, &insn);
+			std::vector<std::string> path;
+			long segment_loads = 0;
+			for (size_t i = 0; i < n; i++) {
+				path.push_back(insn[i].mnemonic);
+				segment_loads += strstr(insn[i].op_str, w.percpu_seg) != nullptr;
+				if (!strcmp(insn[i].mnemonic, "ret"))
+					break;
+			}
+			cs_free(insn, n);
+			cs_close(&cs);
+			std::string what = std::string(w.arch) + " " + handler;
+			ASSERT_FALSE(path.empty());
+			EXPECT_EQ(path.back(), "ret") << what;
+			EXPECT_EQ(path.size() + 1, w.insns) << what;
+			EXPECT_LE(path.size() + 1, 30u) << what;
+			EXPECT_EQ(std::count(path.begin(), path.end(), "xadd"), 1) << what;
+			EXPECT_EQ(std::count(path.begin(), path.end(), "cli"), 0) << what;
+			EXPECT_EQ(segment_loads, strcmp(handler, "__fentry__") ? 1 : 0) << what;
+			for (const auto &m : path)
+				EXPECT_TRUE(m.rfind("j", 0) != 0 && m != "call") << what << ": " << m;
 		}
-		cs_free(insn, n);
-		cs_close(&cs);
-		ASSERT_FALSE(path.empty());
-		EXPECT_EQ(path.back(), "ret") << w.arch;
-		EXPECT_EQ(path.size() + 1, w.insns) << w.arch;
-		EXPECT_EQ(std::count(path.begin(), path.end(), "xadd"), 1) << w.arch;
-		EXPECT_EQ(std::count(path.begin(), path.end(), "cli"), 0) << w.arch;
-		for (const auto &m : path)
-			EXPECT_TRUE(m.rfind("j", 0) != 0 && m != "call") << w.arch << ": " << m;
 		symbols_free(&syms);
 		kernel_image_close(&img);
 	}
+}
+
+// et_fentry_percpu on the host: this thread's GS base is its per-CPU base
+// (arch_prctl, as a guest kernel sets it with wrmsr), so a call records
+// into the ring the slot at GS base + &et_fentry_ring points to; moving
+// the base to another "CPU's" slot moves the next call to that CPU's ring,
+// and et_fentry_ring itself (CPU 0's copy when the base is 0) is never
+// touched.
+TEST(GuestlibFentry, PerCpuHandlerRecordsIntoTheCallingCpusRing)
+{
+	Ring rings[2];
+	struct et_ring *slots[2];
+	unsigned long old_gs = 0;
+
+	for (int i = 0; i < 2; i++) {
+		ASSERT_EQ(et_ring_init(rings[i].r(), sizeof(rings[i].buf), 0), 0);
+		slots[i] = rings[i].r();
+	}
+	ASSERT_EQ(syscall(SYS_arch_prctl, ARCH_GET_GS, &old_gs), 0);
+	et_fentry_ring = nullptr;
+	const int calls[2] = { 3, 5 };
+	for (int cpu = 0; cpu < 2; cpu++) {
+		uintptr_t base = (uintptr_t)&slots[cpu] - (uintptr_t)&et_fentry_ring;
+		ASSERT_EQ(syscall(SYS_arch_prctl, ARCH_SET_GS, base), 0);
+		for (int i = 0; i < calls[cpu]; i++)
+			call_path((uint64_t)(uintptr_t)et_fentry_percpu, kOuterParent + cpu, false);
+	}
+	ASSERT_EQ(syscall(SYS_arch_prctl, ARCH_SET_GS, old_gs), 0);
+	uint64_t ret = call_path(0, 0, false);
+	for (int cpu = 0; cpu < 2; cpu++) {
+		struct et_ring *r = rings[cpu].r();
+		ASSERT_EQ(r->head, (uint64_t)calls[cpu]) << "CPU " << cpu;
+		for (uint64_t j = 0; j < r->head; j++) {
+			struct et_ring_record rec;
+			ASSERT_EQ(et_ring_read(r, j, &rec), 1);
+			EXPECT_EQ(rec.parent_ip, kOuterParent + cpu);
+			EXPECT_EQ(rec.ip, ret - 5);
+			EXPECT_EQ(rec.flags, ET_REC_SRC_GUEST);
+		}
+	}
+	EXPECT_EQ(et_fentry_ring, nullptr);
 }

@@ -5,7 +5,9 @@
  *    (ET_PORT_HYPERCALL) to take over tracing into its own ring
  *    (ET_HC_HANDOFF: the VMM's early events are copied into the ring with
  *    their original timestamps; the ring is read while the guest runs, at
- *    the tracer's period, and at the end of the run)
+ *    the tracer's period, and at the end of the run), or into one ring per
+ *    CPU (ET_HC_HANDOFF_PERCPU: each early event goes to its vCPU's ring,
+ *    and ring i's events are recorded as vCPU i's)
  *    or to drop a marker in the trace (ET_HC_MARK);
  *  - a stock kernel reaches its handoff symbol (ftrace_init): a hardware
  *    breakpoint there restores every site before ftrace looks at them.
@@ -28,6 +30,7 @@
 
 #include "trampolines/placement.h"
 #include "vmm/kvm/vcpu.h"
+#include "vmm/kvm/vm.h"
 #include "vmm/symbols/symbols.h"
 #include "vmm/trace/recorder.h"
 
@@ -55,6 +58,7 @@ struct handoff_ops {
 struct handoff_config {
 	struct vm *vm;		  /* its bus gets the hypercall port */
 	struct vcpu *vcpu;	  /* its breakpoints watch the symbols */
+	unsigned nr_vcpus;	  /* the machine's (0: one) */
 	const struct symbols *syms;
 	const char *symbol;	  /* the stock kernel's handoff symbol, or NULL */
 	bool follow;		  /* --follow */
@@ -72,8 +76,18 @@ enum follow_phase {
 	FOLLOW_KERNEL,	 /* the kernel's ring is read */
 };
 
+/* A guest ring handed over, as the VMM keeps it (the guest may rewrite
+ * the ring's header at any time: it is checked again at every read). */
+struct guest_ring {
+	uint64_t paddr, bytes;
+	uint64_t next;	/* the index of the next record to read */
+	uint32_t cpu;	/* the vCPU its guest records are recorded as */
+	bool broken;	/* its header went bad: reading it stopped */
+};
+
 struct handoff {
 	struct recorder *rec;
+	unsigned nr_vcpus;	/* how many vCPUs may have a ring */
 	struct flight_recorder *fr; /* NULL: none */
 	const struct guest_mem *gm;
 	const struct trampolines *tramp;
@@ -87,12 +101,12 @@ struct handoff {
 	enum follow_phase phase;
 	uint64_t resume_addr, patch_addr;
 	const char *patch_symbol;
-	/* The guest ring after a guestlib handoff. */
-	uint64_t ring_paddr, ring_bytes, ring_vmm_events;
-	uint64_t ring_next;	/* the index of the next record to read */
+	/* The guest's rings after a guestlib handoff: one, or one per CPU. */
+	struct guest_ring rings[VM_MAX_VCPUS];
+	unsigned nr_rings;
+	/* Over all rings. */
 	uint64_t guest_events, guest_lost;
 	uint64_t guest_overwritten, guest_incomplete; /* guest_lost, by reason */
-	bool ring_broken;	/* its header went bad: reading stopped */
 	uint64_t hypercalls, bad_hypercalls;
 	char first_refusal[128]; /* why the first refused hypercall was */
 };
@@ -102,8 +116,10 @@ struct handoff {
  * have the symbols the later phases need. 0, or -1 with an error. */
 int handoff_attach(struct handoff *h, const struct handoff_config *cfg);
 
-/* Appends what the guest recorded in its ring since the last read to the
- * trace file, and counts what the ring overwrote before it was read.
+/* Appends what the guest recorded in its rings since the last read to the
+ * trace file, and counts what each ring overwrote before it was read.
+ * Other vCPUs may be writing their rings meanwhile: a record is taken
+ * only if its completion mark (abi.h) holds before and after the copy.
  * While the guest runs (the vCPU stopped, !final) a record still being
  * written ends the read and is read next time; at the end of the run
  * (final) such records are counted as lost. Nothing when there was no

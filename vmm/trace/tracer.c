@@ -387,6 +387,7 @@ static int attach_handoff(struct tracer *t)
 	const struct handoff_config cfg = {
 		.vm = &m->vm,
 		.vcpu = &m->vcpu,
+		.nr_vcpus = m->nr_cpus,
 		.syms = &m->symbols,
 		.symbol = t->o->handoff,
 		.follow = t->o->follow,

@@ -9,7 +9,14 @@
 #ifndef EARLYTRACE_ABI_H
 #define EARLYTRACE_ABI_H
 
-#define ET_ABI_VERSION 2
+/*
+ * Version 3 added ET_HC_HANDOFF_PERCPU (one ring per CPU). The VMM still
+ * accepts version 2 in hypercall blocks and ring headers: version 2 is
+ * version 3 without that hypercall, so a version-2 guest (one ring, handed
+ * over with ET_HC_HANDOFF) works unchanged.
+ */
+#define ET_ABI_VERSION 3
+#define ET_ABI_VERSION_OLDEST 2 /* the oldest version the VMM accepts */
 
 /*
  * I/O ports owned by earlytrace. They sit in a block no PC device uses
@@ -79,6 +86,22 @@ enum et_hypercall_nr {
 	/* arg0 = guest-physical address of a NUL-terminated marker string (at
 	 * most 256 bytes): the VMM records it as an event on the trace clock. */
 	ET_HC_MARK = 2,
+	/* (version 3) One ring per CPU. arg0 = guest-physical address of an
+	 * array of arg1 struct et_ring_ref (8-byte aligned), entry i CPU i's
+	 * ring: the VMM's vCPU i, the i-th local APIC of the MADT. Each ring
+	 * is checked as for ET_HC_HANDOFF, and none may overlap another;
+	 * 1 <= arg1 <= the number of vCPUs. The VMM copies each early event
+	 * into the ring of the vCPU that recorded it (an event from a vCPU
+	 * with no ring goes to ring 0, keeping its cpu field), records guest
+	 * events read from ring i as vCPU i's, and otherwise does what
+	 * ET_HC_HANDOFF does. The array is read once, during the call. */
+	ET_HC_HANDOFF_PERCPU = 3,
+};
+
+/* One CPU's ring in an ET_HC_HANDOFF_PERCPU array. */
+struct et_ring_ref {
+	uint64_t paddr; /* guest-physical address of its struct et_ring */
+	uint64_t bytes; /* its total size in bytes */
 };
 
 #define ET_E_INVAL (-22)   /* bad number, address or length */
@@ -95,7 +118,8 @@ struct et_hypercall {
 
 /*
  * The guest's trace ring: a header followed by `capacity` fixed-size
- * records, one CPU's. Any number of readers (the VMM reads it from guest
+ * records, one CPU's (an SMP guest hands over one per CPU:
+ * ET_HC_HANDOFF_PERCPU). Any number of readers (the VMM reads it from guest
  * memory at any time). `head` counts records ever reserved; record i lives
  * in slot i % capacity. When the ring is full the oldest records are
  * overwritten (a flight recorder): the last `capacity` are kept, so a
@@ -109,7 +133,8 @@ struct et_hypercall {
  * A guest-written record (index >= vmm_events) is complete only while its
  * slot's cpu field holds its own index's low 32 bits: a record still being
  * written, or one whose slot a later lap reused, says another index.
- * Readers report guest records as cpu 0 (guestlib traces one CPU). The
+ * Readers report guest records as the ring's CPU (cpu 0 for a ring
+ * handed over with ET_HC_HANDOFF). The
  * first vmm_events records are the VMM's, written at the handoff, complete,
  * with their own cpu.
  */
@@ -188,7 +213,7 @@ enum et_record_flags {
 
 struct et_ring {
 	uint32_t magic;	      /* ET_RING_MAGIC */
-	uint32_t abi_version; /* ET_ABI_VERSION */
+	uint32_t abi_version; /* ET_ABI_VERSION (the VMM accepts from ET_ABI_VERSION_OLDEST) */
 	uint32_t record_size; /* sizeof(struct et_ring_record) */
 	uint32_t capacity;    /* number of record slots after the header */
 	uint64_t tsc_khz;     /* guest TSC frequency, 0 if unknown */
@@ -246,6 +271,7 @@ struct et_tramp_batch {
 ET_ABI_ASSERT(sizeof(struct et_hypercall) == 32, "hypercall block is 32 bytes");
 ET_ABI_ASSERT(sizeof(struct et_ring_record) == 32, "ring records are 32 bytes");
 ET_ABI_ASSERT(sizeof(struct et_ring) == 64, "ring header is 64 bytes");
+ET_ABI_ASSERT(sizeof(struct et_ring_ref) == 16, "a per-CPU ring reference is 16 bytes");
 ET_ABI_ASSERT(sizeof(struct et_tramp_batch) == ET_TB_HEADER_SIZE, "batch header is 64 bytes");
 ET_ABI_ASSERT(__builtin_offsetof(struct et_tramp_batch, records) == ET_TB_OFF_RECORDS, "");
 ET_ABI_ASSERT(__builtin_offsetof(struct et_tramp_batch, capacity) == ET_TB_OFF_CAPACITY, "");

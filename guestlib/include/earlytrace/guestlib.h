@@ -94,6 +94,25 @@ static inline __attribute__((always_inline)) uint64_t et_rdtsc(void)
  * from C (it preserves every register and expects a site's stack). */
 void __fentry__(void);
 
+/*
+ * The same for per-CPU tracing (et_trace_start_percpu): it records into
+ * the ring the calling CPU's copy of et_fentry_ring points to, read as a
+ * per-CPU variable the way Linux reads its own: on x86_64
+ * %gs:et_fentry_ring(%rip), i.e. at GS base + &et_fentry_ring; on i386
+ * %fs:et_fentry_ring, at the FS segment's base + &et_fentry_ring. So the
+ * guest gives each CPU a per-CPU base (GS base MSR, or its FS descriptor)
+ * such that base + &et_fentry_ring is a pointer-sized slot of that CPU's
+ * own (a base of 0 makes et_fentry_ring itself the slot), set before the
+ * CPU can make a traced call. One extra segment prefix, no lock, no exit.
+ */
+void et_fentry_percpu(void);
+
+/*
+ * Where __fentry__ records; with per-CPU tracing, the per-CPU variable
+ * above (each CPU's copy points at its ring).
+ */
+extern struct et_ring *volatile et_fentry_ring;
+
 /* Sites recorded at build time (-mrecord-mcount): virtual addresses of the
  * 5-byte nops, one pointer-sized entry each. The linker script brackets the
  * __mcount_loc section with these. */
@@ -133,8 +152,29 @@ int et_trace_start(void *buf, size_t bytes, uint64_t tsc_khz, struct et_trace_in
  */
 int et_trace_stop(struct et_trace_info *info);
 
-/* The ring tracing records into (NULL before et_trace_start). */
+/* The ring tracing records into (NULL before et_trace_start; with
+ * per-CPU tracing, CPU 0's). */
 struct et_ring *et_trace_ring(void);
+
+/* The most CPUs et_trace_start_percpu takes. */
+#define ET_GUEST_MAX_CPUS 64
+
+/*
+ * Per-CPU tracing, for a guest with several CPUs: bufs[i] (bytes_each
+ * bytes, 64-byte aligned, in the et_guest_init mapping) becomes CPU i's
+ * ring, CPU i being the VMM's vCPU i (the i-th local APIC in the MADT).
+ * Like et_trace_start otherwise, with ET_HC_HANDOFF_PERCPU (the VMM puts
+ * each early event in its CPU's ring), and sites call et_fentry_percpu.
+ * Before this call the guest must have pointed every CPU's copy of
+ * et_fentry_ring at (struct et_ring *)bufs[i] (any CPU that may make a
+ * traced call once the sites are patched, even before it started), and no
+ * other CPU may run traced code while the sites are patched (here, and in
+ * et_trace_stop). Returns 0, or ET_E_INVAL for 0 or more than
+ * ET_GUEST_MAX_CPUS CPUs or an unusable buffer, or what et_trace_start
+ * returns.
+ */
+int et_trace_start_percpu(void *const bufs[], unsigned nr_cpus, size_t bytes_each,
+			  uint64_t tsc_khz, struct et_trace_info *info);
 
 /* ---- trampoline region ------------------------------------------------- */
 
