@@ -125,6 +125,10 @@ static void apply_word(struct word w, struct boot_opts *opts)
 	} else if (word_value(w, "smp", &v)) {
 		if (word_is(v, "crash"))
 			opts->smp = opts->smp_crash = true;
+		else if (word_is(v, "race"))
+			opts->smp = opts->smp_race = true;
+		else if (word_is(v, "busy"))
+			opts->smp = opts->smp_busy = true;
 		else
 			bad_word(w);
 	} else if (word_value(w, "exits", &v)) {

@@ -30,6 +30,10 @@ struct boot_opts {
 	bool smp;		/* smp: start the other CPUs, each runs its own
 				 * call tree (x86_64, x86_64/smp.c) */
 	bool smp_crash;		/* smp=crash: and CPU 1 then crashes */
+	bool smp_race;		/* smp=race: then every CPU calls the
+				 * race_fn_* at the same time */
+	bool smp_busy;		/* smp=busy: CPU 1 then calls pc_leaf
+				 * for ever */
 	uint32_t repeat;	/* repeat=N: each phase runs the call tree N times */
 	bool exit_sequence;	/* exits=sequence: scripted port/MMIO/MSR accesses */
 	char hostile[24];	/* hostile=<case>: misbehave towards the VMM (x86_64,

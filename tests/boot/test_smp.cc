@@ -294,11 +294,52 @@ TEST(Smp, HangReportShowsEveryVcpu)
 				path, "--hang-timeout", "2", "--timeout", "120" });
 	EXPECT_FALSE(r.timed_out);
 	EXPECT_EQ(r.status, 124) << r.err;
-	EXPECT_NE(r.err.find("earlytrace: flight recorder: hang"), std::string::npos) << r.err;
+	EXPECT_NE(r.err.find("earlytrace: flight recorder: hang: no new event for 2 s on any of the " +
+			     std::to_string(n) + " vCPUs (--hang-timeout)"),
+		  std::string::npos)
+		<< r.err;
 	for (unsigned i = 1; i < n; i++)
 		EXPECT_NE(r.err.find("  vCPU " + std::to_string(i) +
 				     ": halted (HLT), waiting for an interrupt"),
 			  std::string::npos)
 			<< r.err;
+	// Which vCPUs were stuck where: the BSP in its spin, each AP halted
+	// after its tree.
+	EXPECT_NE(r.err.find("  no vCPU made progress"), std::string::npos) << r.err;
+	EXPECT_NE(r.err.find("    vCPU 0 stuck at machine_spin"), std::string::npos) << r.err;
+	for (unsigned i = 1; i < n; i++)
+		EXPECT_NE(r.err.find("    vCPU " + std::to_string(i) +
+				     " stuck at smp_ap_main+"),
+			  std::string::npos)
+			<< r.err;
+	TraceFile t = load_trace(path);
+	ASSERT_EQ(t.error, "");
+	EXPECT_NE(t.exit_reason.find("on any of the " + std::to_string(n) + " vCPUs"),
+		  std::string::npos)
+		<< t.exit_reason;
+	unlink(path.c_str());
+}
+
+// One vCPU still recording is no hang, however still the others are: CPU
+// 1 calls pc_leaf for ever (an exit each, in int3 mode) while the BSP
+// spins without an event; --timeout, not the watchdog, ends the run.
+TEST(Smp, OneVcpuMakingProgressIsNoHang)
+{
+	REQUIRE_SMP(n);
+	std::string path = temp_path("smp-busy.trace");
+	VmmResult r = run_vmm({ "trace", "--kernel", image("x86_64"), "--mem", "32M", "--cpus",
+				std::to_string(n), "--mode", "int3", "--append", "smp=busy end=spin",
+				"-f", "pc_leaf", "-o", path, "--hang-timeout", "3", "--timeout",
+				"12" });
+	EXPECT_FALSE(r.timed_out);
+	EXPECT_EQ(r.status, 124) << r.err;
+	EXPECT_NE(r.err.find("(--timeout)"), std::string::npos) << r.err;
+	EXPECT_EQ(r.err.find("flight recorder: hang"), std::string::npos) << r.err;
+	TraceFile t = load_trace(path);
+	ASSERT_EQ(t.error, "");
+	long on_cpu1 = 0;
+	for (size_t i = 0; i < t.calls.size(); i++)
+		on_cpu1 += et_rec_cpu(&t.calls[i]) == 1;
+	EXPECT_GT(on_cpu1, 2 * kLeaves) << "CPU 1 went on calling pc_leaf after its tree";
 	unlink(path.c_str());
 }

@@ -108,7 +108,7 @@ static int64_t do_handoff(struct handoff *h, uint64_t paddr, uint64_t bytes)
 	h->ring_bytes = bytes;
 	/* The guest records without exits now: its head is its progress. */
 	if (h->fr)
-		flight_recorder_watch(h->fr, 1, &ring->head);
+		flight_recorder_watch_ring(h->fr, &ring->head);
 	h->ring_vmm_events = n;
 	h->ring_next = n; /* the early events are in the trace already */
 	snprintf(text, sizeof(text),

@@ -167,6 +167,14 @@ static void on_until(void *ctx, struct vcpu *vcpu, unsigned slot)
 	stop_run(t);
 }
 
+/* The hang watchdog sees each vCPU's trampoline records as they are made
+ * (they need no exit); on=false: the batches are going away. */
+static void watch_batches(struct tracer *t, bool on)
+{
+	for (unsigned i = 0; i < t->m->nr_cpus; i++)
+		flight_recorder_watch_batch(&t->fr, i, on ? tramp_mode_progress(&t->tramp, i) : NULL);
+}
+
 size_t tracer_stop_capture(struct tracer *t, const char *how)
 {
 	if (!t->capturing)
@@ -178,7 +186,7 @@ size_t tracer_stop_capture(struct tracer *t, const char *how)
 	t->handoff_how = how;
 	graph_detach(&t->graph, how != NULL);
 	site_patches_disarm_all(&t->patches, &t->m->vm.mem);
-	flight_recorder_watch(&t->fr, 0, NULL);
+	watch_batches(t, false);
 	tramp_mode_detach(&t->tramp);
 	guest_debug_set_int3(&t->m->vcpu, NULL, NULL);
 	return t->patches.nr;
@@ -200,7 +208,7 @@ size_t tracer_resume_capture(struct tracer *t)
 		return 0;
 	}
 	armed = site_patches_rearm(&t->patches, &t->m->vm.mem, t->o->oneshot);
-	flight_recorder_watch(&t->fr, 0, tramp_mode_progress(&t->tramp));
+	watch_batches(t, true);
 	t->capturing = true;
 	t->handoff_how = NULL;
 	return armed;
@@ -295,7 +303,7 @@ static int start_flight_recorder(struct tracer *t)
 	t->m->panic_hook_ctx = t;
 	t->m->note_hook = on_machine_note;
 	t->m->note_hook_ctx = t;
-	flight_recorder_watch(&t->fr, 0, tramp_mode_progress(&t->tramp));
+	watch_batches(t, true);
 	return flight_recorder_start(&t->fr, t->o->hang_timeout_s);
 }
 
