@@ -343,3 +343,87 @@ TEST(Smp, OneVcpuMakingProgressIsNoHang)
 	EXPECT_GT(on_cpu1, 2 * kLeaves) << "CPU 1 went on calling pc_leaf after its tree";
 	unlink(path.c_str());
 }
+
+constexpr long kRaceFns = 16; // RACE_FNS in images/x86_64/smp.c
+
+std::string race_line(unsigned i, long calls)
+{
+	return "smp race cpu=" + std::to_string(i) + " calls=" + std::to_string(calls) + "\n";
+}
+
+// The hits found already removed by another vCPU's exit, as the summary
+// counts them (0 when the vCPUs never met at a site).
+long stale_hits(const std::string &err)
+{
+	size_t at = err.find("earlytrace: breakpoints: ");
+	return at == std::string::npos ? 0 : std::atol(err.c_str() + at + 25);
+}
+
+// smp=race: every CPU calls race_fn_0..15 at once, so several vCPUs hit
+// one site's int3 together. --oneshot: the first hit records the call and
+// puts the site back while the others' exits wait for the exit lock; they
+// must go on at the instruction now there (each CPU makes all 16 calls)
+// and not be recorded again (each function exactly once in the trace).
+TEST(Smp, OneshotSiteRemovedWhileAnotherVcpuWaitsResumesThatVcpu)
+{
+	REQUIRE_SMP(n);
+	std::string path = temp_path("smp-race1.trace");
+	long stale = 0;
+	// Whether the vCPUs meet at a site is the host's to decide (about one
+	// run in ten on a loaded 2-CPU host): every run must be right, and a
+	// few runs give the race its chances. Before the fix, kvm-pvm's
+	// emulation failure at the removed int3 ended such a run as a crash.
+	for (int run = 0; run < 20 && !stale && !HasFailure(); run++) {
+		VmmResult r = run_vmm({ "trace", "--kernel", image("x86_64"), "--mem", "32M",
+					"--cpus", std::to_string(n), "--mode", "int3", "--oneshot",
+					"--append", "smp=race exit=0", "-f", "race_fn_*", "-o", path,
+					"--timeout", "120" });
+		ASSERT_EQ(r.status, 0) << "run " << run << ": " << r.err << r.out;
+		for (unsigned i = 0; i < n; i++)
+			EXPECT_NE(r.out.find(race_line(i, kRaceFns)), std::string::npos) << r.out;
+		EXPECT_NE(r.out.find("smp cpus=" + std::to_string(n) +
+				     " started=" + std::to_string(n)),
+			  std::string::npos)
+			<< r.out;
+		TraceFile t = load_trace(path);
+		ASSERT_EQ(t.error, "");
+		std::map<std::string, long> per_fn;
+		for (size_t i = 0; i < t.calls.size(); i++)
+			per_fn[t.fn[i]]++;
+		EXPECT_EQ(per_fn.size(), (size_t)kRaceFns);
+		for (const auto &[fn, calls] : per_fn)
+			EXPECT_EQ(calls, 1) << fn;
+		EXPECT_NE(r.err.find("breakpoints on " + std::to_string(kRaceFns) + " sites " +
+				     std::to_string(kRaceFns)),
+			  std::string::npos)
+			<< r.err;
+		stale = stale_hits(r.err);
+	}
+	// Not a condition (timing), but worth seeing in the log.
+	RecordProperty("stale_int3_hits", (int)stale);
+	unlink(path.c_str());
+}
+
+// Without --oneshot the same race records every call, each on its vCPU.
+TEST(Smp, SimultaneousHitsOfOneSiteAreEachRecordedOnTheirVcpu)
+{
+	REQUIRE_SMP(n);
+	std::string path = temp_path("smp-race.trace");
+	VmmResult r = run_vmm({ "trace", "--kernel", image("x86_64"), "--mem", "32M", "--cpus",
+				std::to_string(n), "--mode", "int3", "--append", "smp=race exit=0",
+				"-f", "race_fn_*", "-o", path, "--timeout", "120" });
+	ASSERT_EQ(r.status, 0) << r.err << r.out;
+	for (unsigned i = 0; i < n; i++)
+		EXPECT_NE(r.out.find(race_line(i, kRaceFns)), std::string::npos) << r.out;
+	EXPECT_EQ(stale_hits(r.err), 0) << r.err; // nothing removes a site here
+	TraceFile t = load_trace(path);
+	ASSERT_EQ(t.error, "");
+	std::map<std::pair<unsigned, std::string>, long> per_cpu, want;
+	for (size_t i = 0; i < t.calls.size(); i++)
+		per_cpu[{ et_rec_cpu(&t.calls[i]), t.fn[i] }]++;
+	for (unsigned c = 0; c < n; c++)
+		for (long f = 0; f < kRaceFns; f++)
+			want[{ c, "race_fn_" + std::to_string(f) }] = 1;
+	EXPECT_EQ(per_cpu, want);
+	unlink(path.c_str());
+}

@@ -609,6 +609,17 @@ void tracer_progress_sample(void *tracer, struct progress_sample *s)
 	s->quiet_marker = __atomic_load_n(&t->m->com1.tx_bytes, __ATOMIC_RELAXED);
 }
 
+/* Breakpoint hits on several vCPUs at once where the first one's exit
+ * removed the int3 (vmm/kvm/guest_debug.c). */
+static uint64_t stale_int3(const struct tracer *t)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < t->m->nr_cpus; i++)
+		n += __atomic_load_n(&machine_vcpu(t->m, i)->stale_int3, __ATOMIC_RELAXED);
+	return n;
+}
+
 void tracer_print_summary(const struct tracer *t, FILE *out, const char *where)
 {
 	const struct tramp_mode *tm = &t->tramp;
@@ -682,6 +693,12 @@ void tracer_print_summary(const struct tracer *t, FILE *out, const char *where)
 	fprintf(out, "earlytrace: cost: %" PRIu64 " exits to the VMM (every return from KVM_RUN, "
 		     "breakpoints included)\n",
 		t->m->vcpu.nr_exits);
+	if (stale_int3(t))
+		fprintf(out,
+			"earlytrace: breakpoints: %" PRIu64 " hits found their int3 already removed "
+			"by another vCPU's exit (--oneshot, the handoff) and went on at the "
+			"instruction, not recorded again\n",
+			stale_int3(t));
 	if (t->patches.refused || t->patches.modified_by_guest)
 		fprintf(out,
 			"earlytrace: trace: %zu sites not patched (bytes differed), %zu not restored "
