@@ -427,3 +427,32 @@ TEST(Smp, SimultaneousHitsOfOneSiteAreEachRecordedOnTheirVcpu)
 	EXPECT_EQ(per_cpu, want);
 	unlink(path.c_str());
 }
+
+// i386 trampolines with several vCPUs: a batch per vCPU, picked by rdtscp
+// as on x86-64; refused in one line where KVM offers no RDTSCP. The i386
+// test kernel starts no other CPU, so every call is vCPU 0's, recorded in
+// its batch through the several-vCPU entry (phases: before paging, and at
+// the higher-half alias where the KVM allows 32-bit paging).
+TEST(Smp, I386TrampolinesGetABatchPerVcpuOrAreRefusedWithoutRdtscp)
+{
+	REQUIRE_SMP(n);
+	std::string path = temp_path("smp-i386.trace");
+	VmmResult r = run_vmm({ "trace", "--kernel", image("i386"), "--mem", "32M", "--cpus",
+				std::to_string(n), "--mode", "trampoline", "-f", "ct_*", "-o", path,
+				"--timeout", "120" });
+	if (!kvm_offers_rdtscp()) {
+		EXPECT_EQ(r.status, 1) << r.err;
+		EXPECT_EQ(r.err, "earlytrace: --mode trampoline: " + no_rdtscp_note(n) + "\n");
+		unlink(path.c_str());
+		GTEST_SKIP() << "KVM here offers no RDTSCP: trampoline mode refused, as it must be";
+	}
+	ASSERT_EQ(r.status, 0) << r.err;
+	EXPECT_NE(r.err.find("(a batch per vCPU)"), std::string::npos) << r.err;
+	long phases = r.out.find("paging: on, alias") != std::string::npos ? 2 : 1;
+	TraceFile t = load_trace(path);
+	ASSERT_EQ(t.error, "");
+	EXPECT_EQ(t.count["ct_leaf"], 512 * phases);
+	for (size_t i = 0; i < t.calls.size(); i++)
+		ASSERT_EQ(et_rec_cpu(&t.calls[i]), 0u) << t.fn[i];
+	unlink(path.c_str());
+}
