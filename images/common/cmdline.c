@@ -129,6 +129,8 @@ static void apply_word(struct word w, struct boot_opts *opts)
 			opts->smp = opts->smp_race = true;
 		else if (word_is(v, "busy"))
 			opts->smp = opts->smp_busy = true;
+		else if (word_is(v, "only"))
+			opts->smp = opts->smp_only = true;
 		else
 			bad_word(w);
 	} else if (word_value(w, "exits", &v)) {

@@ -34,6 +34,8 @@ struct boot_opts {
 				 * race_fn_* at the same time */
 	bool smp_busy;		/* smp=busy: CPU 1 then calls pc_leaf
 				 * for ever */
+	bool smp_only;		/* smp=only: no call-tree phase after
+				 * (benchmarks) */
 	uint32_t repeat;	/* repeat=N: each phase runs the call tree N times */
 	bool exit_sequence;	/* exits=sequence: scripted port/MMIO/MSR accesses */
 	char hostile[24];	/* hostile=<case>: misbehave towards the VMM (x86_64,
