@@ -12,6 +12,8 @@ all of them):
   start    VMM start to first guest instruction (and exit), vs QEMU
   memory   VMM memory beyond guest RAM and trace buffers
   events   per-event cost by mode on the test kernel (repeat=N call tree)
+  smp      per-event cost with N vCPUs (N = min(4, what KVM recommends))
+           against 1, in the same run: the test kernel's per-CPU trees
   graph    durations without the tracer's cost: the call tree with --graph, as
            recorded and corrected, against the tree alone
   linux    the Debian kernel's early phase, untraced / int3 / trampoline
@@ -284,6 +286,95 @@ def section_events(a):
     return ("Per-event cost by mode: x86_64 test kernel, %d calls (repeat=%d), median of %d" % (n, R, runs),
             ["mode", "run time", "per event", "exits per event", "guest insns per event",
              "vs untraced"], rows)
+
+
+SMP_LEAVES = 8  # images/x86_64/smp.h: CPU i calls pc_leaf 8 * (i + 1) times
+
+
+def kvm_recommended_vcpus():
+    """KVM_CAP_NR_VCPUS: the vCPUs KVM recommends here (the host's CPUs)."""
+    import fcntl
+    kvm_check_extension, kvm_cap_nr_vcpus = 0xAE03, 9
+    try:
+        fd = os.open("/dev/kvm", os.O_RDWR | os.O_CLOEXEC)
+    except OSError:
+        return 1
+    try:
+        n = fcntl.ioctl(fd, kvm_check_extension, kvm_cap_nr_vcpus)
+    finally:
+        os.close(fd)
+    return n if n > 0 else 4
+
+
+def section_smp(a):
+    """Per-event cost with N vCPUs against 1, same run: every CPU runs its
+    own call tree (smp=only repeat=R); per event = (traced - untraced) wall time
+    / the calls recorded, and beside it what the tracer measured per
+    breakpoint exit (its user-space work plus the round trip into the
+    guest); int3 and trampolines (refused without RDTSCP with several
+    vCPUs: said so in the table)."""
+    R = 1000 if a.quick else 4000
+    runs = a.runs
+    N = min(4, kvm_recommended_vcpus())
+    if N < 2:
+        return ("Per-event cost with several vCPUs: skipped, KVM here recommends 1 vCPU",
+                ["mode", "note"], [("-", "KVM_CAP_NR_VCPUS is 1")])
+    common = ["--kernel", IMG, "--mem", "32M", "--timeout", "900"]
+    calls = {n: R * sum(1 + SMP_LEAVES * (i + 1) for i in range(n)) for n in (1, N)}
+    # Not /dev/null: a trace file is locked while written, and other
+    # earlytrace runs on this host may be writing /dev/null too.
+    out = tempfile.mkdtemp(prefix="et-bench-smp-")
+    untraced = {}
+    for n in (1, N):
+        log("smp untraced", n, "vCPUs")
+        untraced[n] = median([r.wall for r in repeat(runs, lambda: Run(
+            [ET, "run"] + common + ["--cpus", str(n), "--append", "smp=only repeat=%d exit=0" % R]))])
+
+    def cell(n, mode):
+        log("smp", mode, n, "vCPUs")
+        traced = repeat(runs, lambda: Run([ET, "trace"] + common + [
+            "--cpus", str(n), "--mode", mode, "-f", "pc_*",
+            "-o", os.path.join(out, "%s-%d.trace" % (mode, n)),
+            "--append", "smp=only repeat=%d exit=0" % R]))
+        if any(r.status != 0 for r in traced):
+            err = traced[0].err.strip().splitlines()
+            line = err[-1] if err else "status %s" % traced[0].status
+            return "refused: no RDTSCP" if "RDTSCP" in line else line
+        got = traced[0].calls()
+        if got != calls[n]:
+            return "recorded %s calls, not %d" % (got, calls[n])
+        exit_cost = []
+        for r in traced:
+            m = re.search(r"tracer cost: \d+ breakpoint exits, ([\d.]+) us each in the VMM's "
+                          r"user space, ([\d.]+) us into the guest and back", r.err)
+            if m:
+                exit_cost.append(float(m.group(1)) + float(m.group(2)))
+        tt = median([r.wall for r in traced])
+        return ((tt - untraced[n]) / calls[n], tt, median(exit_cost) if exit_cost else None)
+
+    per = {(mode, n): cell(n, mode) for mode in ("int3", "trampoline") for n in (1, N)}
+    shutil.rmtree(out, ignore_errors=True)
+
+    def show(c, n):
+        if not isinstance(c, tuple):
+            return c
+        return "%s (%d calls, traced %s, untraced %s)" % (
+            fmt(c[0] * 1e9, " ns", 0), calls[n], fmt(c[1], " s"), fmt(untraced[n], " s"))
+
+    rows = []
+    for mode in ("int3", "trampoline"):
+        one, many = per[(mode, 1)], per[(mode, N)]
+        both = isinstance(one, tuple) and isinstance(many, tuple)
+        rows.append((mode, show(one, 1), show(many, N),
+                     fmt(ratio(many[0], one[0])) if both else "-",
+                     fmt(one[2], " us") if isinstance(one, tuple) else "-",
+                     fmt(many[2], " us") if isinstance(many, tuple) else "-",
+                     fmt(ratio(many[2], one[2])) if both else "-"))
+    return ("Per-event cost with %d vCPUs against 1 (x86_64 test kernel, smp=only repeat=%d: "
+            "every CPU its own tree, nothing else), median of %d" % (N, R, runs),
+            ["mode", "1 vCPU: per event (wall)", "%d vCPUs: per event (wall)" % N,
+             "%d vCPUs / 1" % N, "1 vCPU: per exit (tracer)", "%d vCPUs: per exit (tracer)" % N,
+             "%d / 1 (tracer)" % N], rows)
 
 
 def realtime_prefix():
@@ -620,7 +711,7 @@ def table(title, head, rows):
     return s + "\n"
 
 
-SECTIONS = ("start", "events", "graph", "linux", "follow", "qemu", "memory", "gdb", "host")
+SECTIONS = ("start", "events", "smp", "graph", "linux", "follow", "qemu", "memory", "gdb", "host")
 
 
 def merge_results(doc, fresh, stamp):
@@ -667,6 +758,9 @@ def main():
     if "events" in only:
         log("events")
         emit("events", section_events(a))
+    if "smp" in only:
+        log("smp")
+        emit("smp", section_smp(a))
     if "graph" in only:
         log("graph")
         emit("graph", section_graph(a))

@@ -6,7 +6,7 @@
 # docs/performance.md between its results markers. Not part of the test
 # command; installs QEMU, gdb and python3 itself.
 #
-#   bench/performance.sh [--quick] [--runs N] [--only start,events,graph,linux,follow,qemu,memory,gdb,host]
+#   bench/performance.sh [--quick] [--runs N] [--only start,events,smp,graph,linux,follow,qemu,memory,gdb,host]
 #
 # --only reruns some sections and keeps the others' tables (each says when
 # and where it was measured). gdb and the report rates need the Debian

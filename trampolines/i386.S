@@ -11,6 +11,9 @@
  * the high halves of a 32-bit kernel's records.
  *
  * On entry [esp] = site + 5 and [esp + 4] = parent ip.
+ *
+ * Several vCPUs: et_tramp32_record_smp, as et_tramp64_record_smp (a batch
+ * per vCPU, stride bytes apart, picked by rdtscp's TSC_AUX).
  */
 #include <earlytrace/abi.h>
 
@@ -22,6 +25,10 @@ et_tramp32_end_relocs:
 	.balign 4
 	.globl	et_tramp32_header_relocs
 et_tramp32_header_relocs:
+	.section .rodata.earlytrace_tramp32_stride_relocs, "a"
+	.balign 4
+	.globl	et_tramp32_stride_relocs
+et_tramp32_stride_relocs:
 
 	.section .rodata.earlytrace_trampolines, "a"
 	.code32
@@ -47,6 +54,11 @@ et_tramp32_header_relocs:
  * template's virtual address to. */
 .macro AT_HEADER insn:vararg
 	RELOC header, \insn
+.endm
+
+/* An immediate: the VMM sets the distance between two vCPUs' batches. */
+.macro AT_STRIDE insn:vararg
+	RELOC stride, \insn
 .endm
 
 .macro SAVE
@@ -127,6 +139,32 @@ et_tramp32_oneshot:
 	jmp	1b
 
 /*
+ * Several vCPUs (--cpus N): see et_tramp64_record_smp. rdtscp gives the
+ * time and, in ecx, the vCPU's index (its TSC_AUX, which the VMM set);
+ * ecx becomes our batch's offset from batch 0, ebx our record's.
+ */
+	.globl	et_tramp32_record_smp
+et_tramp32_record_smp:
+	SAVE
+	push	%ebx
+	rdtscp					/* edx:eax the tsc, ecx our vCPU */
+	AT_STRIDE imul $0x7fffffff, %ecx, %ecx	/* ecx: our batch, from batch 0 */
+	mov	$ET_TB_RECORD_BYTES, %ebx
+	AT_HEADER xadd %ebx, batch32 - et_tramp32_start + ET_TB_OFF_CURSOR(%ecx)
+	jg	2f
+	AT_END	{disp32} mov %eax, 0(%ecx,%ebx)	/* tsc */
+	AT_END	{disp32} mov %edx, 4(%ecx,%ebx)
+	mov	FRAME + 4 + 4(%esp), %eax	/* parent ip */
+	AT_END	{disp32} mov %eax, 16(%ecx,%ebx)
+	mov	FRAME + 4(%esp), %eax		/* site + 5 */
+	AT_END	{disp32} mov %eax, 8(%ecx,%ebx)	/* ip, last: the record is complete */
+1:	pop	%ebx
+	RESTORE
+	ret
+2:	FULL	4
+	jmp	1b
+
+/*
  * The batch lives on its own page after the code: a store to a page the
  * CPU is executing from is self-modifying code to it (a pipeline flush on
  * real hardware, a re-decode under emulating KVMs), and the trampoline
@@ -146,5 +184,8 @@ et_tramp32_end_relocs_end:
 	.section .rodata.earlytrace_tramp32_header_relocs, "a"
 	.globl	et_tramp32_header_relocs_end
 et_tramp32_header_relocs_end:
+	.section .rodata.earlytrace_tramp32_stride_relocs, "a"
+	.globl	et_tramp32_stride_relocs_end
+et_tramp32_stride_relocs_end:
 
 	.section .note.GNU-stack, "", @progbits

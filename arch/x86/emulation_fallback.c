@@ -125,6 +125,26 @@ static bool do_two_byte(struct vcpu *vcpu, struct kvm_regs *regs, const struct k
 	}
 }
 
+/* With several vCPUs, the code at rip may have changed since KVM fetched
+ * it: another vCPU's exit put a site's own bytes back over the int3 this
+ * vCPU stopped at (--oneshot, the handoff) while its exit waited for the
+ * exit lock. The bytes KVM reports then differ from memory's; the vCPU
+ * resumes at rip and KVM fetches the instruction now there. */
+static bool code_changed_since_fetch(struct vcpu *vcpu, uint8_t now)
+{
+	const struct kvm_run *run = vcpu->run;
+
+	if (!vcpu->vm || vcpu->vm->nr_vcpus < 2 || run->emulation_failure.ndata < 3 ||
+	    !(run->emulation_failure.flags & KVM_INTERNAL_ERROR_EMULATION_FLAG_INSTRUCTION_BYTES) ||
+	    !run->emulation_failure.insn_size)
+		return false;
+	if (run->emulation_failure.insn_bytes[0] == now)
+		return false;
+	if (run->emulation_failure.insn_bytes[0] == X86_OPCODE_INT3)
+		__atomic_fetch_add(&vcpu->stale_int3, 1, __ATOMIC_RELAXED);
+	return true;
+}
+
 bool emulation_fallback(struct vcpu *vcpu)
 {
 	struct kvm_regs regs;
@@ -144,6 +164,8 @@ bool emulation_fallback(struct vcpu *vcpu)
 	insn = guest_mem_ptr(&vcpu->vm->mem, phys, 1);
 	if (!insn)
 		return false;
+	if (code_changed_since_fetch(vcpu, *insn))
+		return true; /* registers untouched: the guest goes on at rip */
 	switch (*insn) {
 	case X86_OPCODE_0F:
 		done = do_two_byte(vcpu, &regs, &sregs);

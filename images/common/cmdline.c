@@ -127,6 +127,12 @@ static void apply_word(struct word w, struct boot_opts *opts)
 			opts->smp = opts->smp_crash = true;
 		else if (word_is(v, "ring"))
 			opts->smp = opts->smp_ring = true;
+		else if (word_is(v, "race"))
+			opts->smp = opts->smp_race = true;
+		else if (word_is(v, "busy"))
+			opts->smp = opts->smp_busy = true;
+		else if (word_is(v, "only"))
+			opts->smp = opts->smp_only = true;
 		else
 			bad_word(w);
 	} else if (word_value(w, "exits", &v)) {

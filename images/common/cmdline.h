@@ -32,6 +32,12 @@ struct boot_opts {
 	bool smp_crash;		/* smp=crash: and CPU 1 then crashes */
 	bool smp_ring;		/* smp=ring: the trees run after a per-CPU
 				 * guestlib handoff (x86_64/smp_ring.c) */
+	bool smp_race;		/* smp=race: then every CPU calls the
+				 * race_fn_* at the same time */
+	bool smp_busy;		/* smp=busy: CPU 1 then calls pc_leaf
+				 * for ever */
+	bool smp_only;		/* smp=only: no call-tree phase after
+				 * (benchmarks) */
 	uint32_t repeat;	/* repeat=N: each phase runs the call tree N times */
 	bool exit_sequence;	/* exits=sequence: scripted port/MMIO/MSR accesses */
 	char hostile[24];	/* hostile=<case>: misbehave towards the VMM (x86_64,

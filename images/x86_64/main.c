@@ -37,8 +37,11 @@ __traced_fn __noreturn static void longmode_main(void)
 		tracering_run(-(int64_t)KERNEL_VIRT_BASE);
 		boot_end();
 	}
-	if (boot_options()->smp)
+	if (boot_options()->smp) {
 		smp_run();
+		if (boot_options()->smp_only)
+			boot_end();
+	}
 	if (boot_options()->regcheck)
 		regcheck_run("longmode");
 	calltree_run("longmode");

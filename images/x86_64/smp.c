@@ -71,6 +71,62 @@ __traced_fn static uint32_t pc_root(uint32_t cpu)
 	return sum;
 }
 
+/* CPU cpu's tree, repeat=N times (benchmarks: N times the counts). */
+static void run_tree(uint32_t cpu)
+{
+	for (uint32_t r = 0; r < boot_options()->repeat; r++)
+		pc_root(cpu);
+}
+
+/*
+ * smp=race: every CPU calls the same functions at the same time, so that
+ * several hit one site's breakpoint together (the VMM must resume those
+ * whose exit waited while another removed it, --oneshot). Each counts its
+ * calls per CPU.
+ */
+#define RACE_FNS 16
+static uint32_t race_calls[SMP_MAX_CPUS];
+static volatile uint32_t race_arrived, race_go;
+
+#define RACE_FN(n)                                                                          \
+	__traced_fn static void race_fn_##n(uint32_t cpu)                                   \
+	{                                                                                   \
+		__atomic_fetch_add(&race_calls[cpu], 1, __ATOMIC_RELAXED);                  \
+	}
+RACE_FN(0) RACE_FN(1) RACE_FN(2) RACE_FN(3) RACE_FN(4) RACE_FN(5) RACE_FN(6) RACE_FN(7)
+RACE_FN(8) RACE_FN(9) RACE_FN(10) RACE_FN(11) RACE_FN(12) RACE_FN(13) RACE_FN(14) RACE_FN(15)
+
+static void (*const race_fns[RACE_FNS])(uint32_t) = {
+	race_fn_0,  race_fn_1,	race_fn_2,  race_fn_3,	race_fn_4,  race_fn_5,
+	race_fn_6,  race_fn_7,	race_fn_8,  race_fn_9,	race_fn_10, race_fn_11,
+	race_fn_12, race_fn_13, race_fn_14, race_fn_15,
+};
+
+static void race(uint32_t cpu)
+{
+	for (unsigned i = 0; i < RACE_FNS; i++)
+		race_fns[i](cpu);
+}
+
+/* An AP: wait with the others until the BSP says go. */
+static void race_as_ap(uint32_t cpu)
+{
+	__atomic_fetch_add(&race_arrived, 1, __ATOMIC_ACQ_REL);
+	while (!__atomic_load_n(&race_go, __ATOMIC_ACQUIRE))
+		__asm__ volatile("pause");
+	race(cpu);
+}
+
+/* The BSP: once the started APs wait, let them all go and go too. */
+static void race_as_bsp(uint32_t cpu, unsigned aps)
+{
+	for (unsigned i = 0; i < SPIN_LIMIT && __atomic_load_n(&race_arrived, __ATOMIC_ACQUIRE) < aps;
+	     i++)
+		__asm__ volatile("pause");
+	__atomic_store_n(&race_go, 1, __ATOMIC_RELEASE);
+	race(cpu);
+}
+
 /* Where smp_boot.S jumps, on the AP's own stack. */
 __noreturn void smp_ap_main(void);
 __noreturn void smp_ap_main(void)
@@ -78,7 +134,11 @@ __noreturn void smp_ap_main(void)
 	uint32_t me = ap_index;
 
 	called_in[me] = 1;
-	pc_root(me);
+	run_tree(me);
+	if (boot_options()->smp_race)
+		race_as_ap(me);
+	while (me == 1 && boot_options()->smp_busy)
+		pc_leaf(me, 0);
 	if (me == 1 && boot_options()->smp_crash) {
 		/* No IDT: the invalid opcode becomes a triple fault. */
 		static const struct __attribute__((packed)) {
@@ -230,14 +290,20 @@ void smp_run(void)
 			say("smp cpu=", i, " apic=", apic_ids[i]), print_line(" did not call in");
 	}
 	for (unsigned i = 0; i < nr_cpus; i++)
-		if (apic_ids[i] == me)
-			pc_root(i), finished[i] = 1;
+		if (apic_ids[i] == me) {
+			run_tree(i);
+			if (boot_options()->smp_race)
+				race_as_bsp(i, started - 1);
+			finished[i] = 1;
+		}
 	for (unsigned i = 0; i < nr_cpus; i++) {
 		if (called_in[i] && !wait_for(&finished[i]))
 			say("smp cpu=", i, " apic=", apic_ids[i]), print_line(" did not finish");
 		say("smp cpu=", i, " apic=", apic_ids[i]);
 		say(" pc_root=", root_calls[i], " pc_leaf=", leaf_calls[i]);
 		print_line("");
+		if (boot_options()->smp_race)
+			say("smp race cpu=", i, " calls=", race_calls[i]), print_line("");
 	}
 	say("smp cpus=", nr_cpus, " started=", started);
 	print_line("");

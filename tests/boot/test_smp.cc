@@ -294,12 +294,166 @@ TEST(Smp, HangReportShowsEveryVcpu)
 				path, "--hang-timeout", "2", "--timeout", "120" });
 	EXPECT_FALSE(r.timed_out);
 	EXPECT_EQ(r.status, 124) << r.err;
-	EXPECT_NE(r.err.find("earlytrace: flight recorder: hang"), std::string::npos) << r.err;
+	EXPECT_NE(r.err.find("earlytrace: flight recorder: hang: no new event for 2 s on any of the " +
+			     std::to_string(n) + " vCPUs (--hang-timeout)"),
+		  std::string::npos)
+		<< r.err;
 	for (unsigned i = 1; i < n; i++)
 		EXPECT_NE(r.err.find("  vCPU " + std::to_string(i) +
 				     ": halted (HLT), waiting for an interrupt"),
 			  std::string::npos)
 			<< r.err;
+	// Which vCPUs were stuck where: the BSP in its spin, each AP halted
+	// after its tree.
+	EXPECT_NE(r.err.find("  no vCPU made progress"), std::string::npos) << r.err;
+	EXPECT_NE(r.err.find("    vCPU 0 stuck at machine_spin"), std::string::npos) << r.err;
+	for (unsigned i = 1; i < n; i++)
+		EXPECT_NE(r.err.find("    vCPU " + std::to_string(i) +
+				     " stuck at smp_ap_main+"),
+			  std::string::npos)
+			<< r.err;
+	TraceFile t = load_trace(path);
+	ASSERT_EQ(t.error, "");
+	EXPECT_NE(t.exit_reason.find("on any of the " + std::to_string(n) + " vCPUs"),
+		  std::string::npos)
+		<< t.exit_reason;
+	unlink(path.c_str());
+}
+
+// One vCPU still recording is no hang, however still the others are: CPU
+// 1 calls pc_leaf for ever (an exit each, in int3 mode) while the BSP
+// spins without an event; --timeout, not the watchdog, ends the run.
+TEST(Smp, OneVcpuMakingProgressIsNoHang)
+{
+	REQUIRE_SMP(n);
+	std::string path = temp_path("smp-busy.trace");
+	VmmResult r = run_vmm({ "trace", "--kernel", image("x86_64"), "--mem", "32M", "--cpus",
+				std::to_string(n), "--mode", "int3", "--append", "smp=busy end=spin",
+				"-f", "pc_leaf", "-o", path, "--hang-timeout", "3", "--timeout",
+				"12" });
+	EXPECT_FALSE(r.timed_out);
+	EXPECT_EQ(r.status, 124) << r.err;
+	EXPECT_NE(r.err.find("(--timeout)"), std::string::npos) << r.err;
+	EXPECT_EQ(r.err.find("flight recorder: hang"), std::string::npos) << r.err;
+	TraceFile t = load_trace(path);
+	ASSERT_EQ(t.error, "");
+	long on_cpu1 = 0;
+	for (size_t i = 0; i < t.calls.size(); i++)
+		on_cpu1 += et_rec_cpu(&t.calls[i]) == 1;
+	EXPECT_GT(on_cpu1, 2 * kLeaves) << "CPU 1 went on calling pc_leaf after its tree";
+	unlink(path.c_str());
+}
+
+constexpr long kRaceFns = 16; // RACE_FNS in images/x86_64/smp.c
+
+std::string race_line(unsigned i, long calls)
+{
+	return "smp race cpu=" + std::to_string(i) + " calls=" + std::to_string(calls) + "\n";
+}
+
+// The hits found already removed by another vCPU's exit, as the summary
+// counts them (0 when the vCPUs never met at a site).
+long stale_hits(const std::string &err)
+{
+	size_t at = err.find("earlytrace: breakpoints: ");
+	return at == std::string::npos ? 0 : std::atol(err.c_str() + at + 25);
+}
+
+// smp=race: every CPU calls race_fn_0..15 at once, so several vCPUs hit
+// one site's int3 together. --oneshot: the first hit records the call and
+// puts the site back while the others' exits wait for the exit lock; they
+// must go on at the instruction now there (each CPU makes all 16 calls)
+// and not be recorded again (each function exactly once in the trace).
+TEST(Smp, OneshotSiteRemovedWhileAnotherVcpuWaitsResumesThatVcpu)
+{
+	REQUIRE_SMP(n);
+	std::string path = temp_path("smp-race1.trace");
+	long stale = 0;
+	// Whether the vCPUs meet at a site is the host's to decide (about one
+	// run in ten on a loaded 2-CPU host): every run must be right, and a
+	// few runs give the race its chances. Before the fix, kvm-pvm's
+	// emulation failure at the removed int3 ended such a run as a crash.
+	for (int run = 0; run < 20 && !stale && !HasFailure(); run++) {
+		VmmResult r = run_vmm({ "trace", "--kernel", image("x86_64"), "--mem", "32M",
+					"--cpus", std::to_string(n), "--mode", "int3", "--oneshot",
+					"--append", "smp=race exit=0", "-f", "race_fn_*", "-o", path,
+					"--timeout", "120" });
+		ASSERT_EQ(r.status, 0) << "run " << run << ": " << r.err << r.out;
+		for (unsigned i = 0; i < n; i++)
+			EXPECT_NE(r.out.find(race_line(i, kRaceFns)), std::string::npos) << r.out;
+		EXPECT_NE(r.out.find("smp cpus=" + std::to_string(n) +
+				     " started=" + std::to_string(n)),
+			  std::string::npos)
+			<< r.out;
+		TraceFile t = load_trace(path);
+		ASSERT_EQ(t.error, "");
+		std::map<std::string, long> per_fn;
+		for (size_t i = 0; i < t.calls.size(); i++)
+			per_fn[t.fn[i]]++;
+		EXPECT_EQ(per_fn.size(), (size_t)kRaceFns);
+		for (const auto &[fn, calls] : per_fn)
+			EXPECT_EQ(calls, 1) << fn;
+		EXPECT_NE(r.err.find("breakpoints on " + std::to_string(kRaceFns) + " sites " +
+				     std::to_string(kRaceFns)),
+			  std::string::npos)
+			<< r.err;
+		stale = stale_hits(r.err);
+	}
+	// Not a condition (timing), but worth seeing in the log.
+	RecordProperty("stale_int3_hits", (int)stale);
+	unlink(path.c_str());
+}
+
+// Without --oneshot the same race records every call, each on its vCPU.
+TEST(Smp, SimultaneousHitsOfOneSiteAreEachRecordedOnTheirVcpu)
+{
+	REQUIRE_SMP(n);
+	std::string path = temp_path("smp-race.trace");
+	VmmResult r = run_vmm({ "trace", "--kernel", image("x86_64"), "--mem", "32M", "--cpus",
+				std::to_string(n), "--mode", "int3", "--append", "smp=race exit=0",
+				"-f", "race_fn_*", "-o", path, "--timeout", "120" });
+	ASSERT_EQ(r.status, 0) << r.err << r.out;
+	for (unsigned i = 0; i < n; i++)
+		EXPECT_NE(r.out.find(race_line(i, kRaceFns)), std::string::npos) << r.out;
+	EXPECT_EQ(stale_hits(r.err), 0) << r.err; // nothing removes a site here
+	TraceFile t = load_trace(path);
+	ASSERT_EQ(t.error, "");
+	std::map<std::pair<unsigned, std::string>, long> per_cpu, want;
+	for (size_t i = 0; i < t.calls.size(); i++)
+		per_cpu[{ et_rec_cpu(&t.calls[i]), t.fn[i] }]++;
+	for (unsigned c = 0; c < n; c++)
+		for (long f = 0; f < kRaceFns; f++)
+			want[{ c, "race_fn_" + std::to_string(f) }] = 1;
+	EXPECT_EQ(per_cpu, want);
+	unlink(path.c_str());
+}
+
+// i386 trampolines with several vCPUs: a batch per vCPU, picked by rdtscp
+// as on x86-64; refused in one line where KVM offers no RDTSCP. The i386
+// test kernel starts no other CPU, so every call is vCPU 0's, recorded in
+// its batch through the several-vCPU entry (phases: before paging, and at
+// the higher-half alias where the KVM allows 32-bit paging).
+TEST(Smp, I386TrampolinesGetABatchPerVcpuOrAreRefusedWithoutRdtscp)
+{
+	REQUIRE_SMP(n);
+	std::string path = temp_path("smp-i386.trace");
+	VmmResult r = run_vmm({ "trace", "--kernel", image("i386"), "--mem", "32M", "--cpus",
+				std::to_string(n), "--mode", "trampoline", "-f", "ct_*", "-o", path,
+				"--timeout", "120" });
+	if (!kvm_offers_rdtscp()) {
+		EXPECT_EQ(r.status, 1) << r.err;
+		EXPECT_EQ(r.err, "earlytrace: --mode trampoline: " + no_rdtscp_note(n) + "\n");
+		unlink(path.c_str());
+		GTEST_SKIP() << "KVM here offers no RDTSCP: trampoline mode refused, as it must be";
+	}
+	ASSERT_EQ(r.status, 0) << r.err;
+	EXPECT_NE(r.err.find("(a batch per vCPU)"), std::string::npos) << r.err;
+	long phases = r.out.find("paging: on, alias") != std::string::npos ? 2 : 1;
+	TraceFile t = load_trace(path);
+	ASSERT_EQ(t.error, "");
+	EXPECT_EQ(t.count["ct_leaf"], 512 * phases);
+	for (size_t i = 0; i < t.calls.size(); i++)
+		ASSERT_EQ(et_rec_cpu(&t.calls[i]), 0u) << t.fn[i];
 	unlink(path.c_str());
 }
 

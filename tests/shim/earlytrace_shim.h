@@ -38,6 +38,7 @@
 #include "vmm/symbols/symtab.h"
 #include "vmm/report/report.h"
 #include "vmm/trace/trace_file.h"
+#include "vmm/trace/hang_watch.h"
 #include "vmm/trace/overhead.h"
 #include "vmm/util/sorted.h"
 

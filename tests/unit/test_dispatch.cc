@@ -260,6 +260,77 @@ TEST_F(Dispatch, BreakpointExitAtAnInt3GoesToTheInt3Handler)
 	EXPECT_TRUE(vcpu.run->kvm_dirty_regs & KVM_SYNC_X86_REGS);
 }
 
+// With several vCPUs, two hit one site's int3 together; the first one's
+// exit (under the exit lock) records the call and, as --oneshot does,
+// puts the site's bytes back. The second's exit, handled next, finds no
+// int3 at its rip: it must go on there, running the instruction now in
+// place, without the handler (which would record the call again, or time
+// the exit by running the guest on) and without a #BP for the guest.
+static bool record_and_restore(void *ctx, struct vcpu *vcpu, struct kvm_regs *regs,
+			       const struct kvm_sregs *)
+{
+	static const uint8_t nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+	Hit *h = static_cast<Hit *>(ctx);
+
+	h->calls++;
+	h->rip = regs->rip;
+	if (guest_mem_write(&vcpu->vm->mem, regs->rip, nop5, sizeof(nop5)))
+		return false;
+	regs->rip += sizeof(nop5);
+	return vcpu_set_regs(vcpu, regs) == 0;
+}
+
+TEST_F(Dispatch, Int3RemovedWhileAnotherVcpuWaitedResumesThatVcpuAtTheInstruction)
+{
+	Hit hit;
+	std::vector<uint8_t> page2(2 * 4096);
+	struct vcpu other;
+
+	vm.nr_vcpus = 2;
+	memcpy(&other, &vcpu, sizeof(other));
+	other.id = 1;
+	other.run = reinterpret_cast<struct kvm_run *>(page2.data());
+	memcpy(other.run, vcpu.run, sizeof(*other.run));
+	vcpu.debug.int3_fn = other.debug.int3_fn = record_and_restore;
+	vcpu.debug.int3_ctx = other.debug.int3_ctx = &hit;
+	code_at(0x6000, { X86_OPCODE_INT3, 0x1f, 0x44, 0x00, 0x00 });
+	other.run->s.regs.regs.rip = 0x6000;
+	for (struct vcpu *v : { &vcpu, &other }) {
+		v->run->exit_reason = KVM_EXIT_DEBUG;
+		v->run->debug.arch.exception = X86_VECTOR_BP;
+	}
+	// vCPU 0's exit first: recorded, the site restored, rip past it.
+	EXPECT_EQ(vcpu_dispatch_exit(&vcpu), EXIT_RESUME);
+	EXPECT_EQ(hit.calls, 1u);
+	EXPECT_EQ(vcpu.run->s.regs.regs.rip, 0x6005u);
+	EXPECT_EQ(vcpu.stale_int3, 0u);
+	// vCPU 1's, which waited: no handler, rip unchanged (the nop runs).
+	EXPECT_EQ(vcpu_dispatch_exit(&other), EXIT_RESUME);
+	EXPECT_EQ(hit.calls, 1u);
+	EXPECT_EQ(other.run->s.regs.regs.rip, 0x6000u);
+	EXPECT_FALSE(other.run->kvm_dirty_regs & KVM_SYNC_X86_REGS);
+	EXPECT_EQ(other.stale_int3, 1u);
+	EXPECT_EQ(stop(), VM_STOP_NONE);
+}
+
+// The same check never hides a breakpoint still in place: on several
+// vCPUs an int3 at rip goes to the handler as on one.
+TEST_F(Dispatch, Int3StillInPlaceOnSeveralVcpusGoesToTheHandler)
+{
+	Hit hit;
+
+	vm.nr_vcpus = 2;
+	vcpu.debug.int3_fn = on_int3;
+	vcpu.debug.int3_ctx = &hit;
+	code_at(0x7000, { X86_OPCODE_INT3 });
+	vcpu.run->exit_reason = KVM_EXIT_DEBUG;
+	vcpu.run->debug.arch.exception = X86_VECTOR_BP;
+	EXPECT_EQ(vcpu_dispatch_exit(&vcpu), EXIT_RESUME);
+	EXPECT_EQ(hit.calls, 1u);
+	EXPECT_EQ(vcpu.run->s.regs.regs.rip, 0x7001u);
+	EXPECT_EQ(vcpu.stale_int3, 0u);
+}
+
 TEST_F(Dispatch, DebugExitNobodyPlacedIsACrash)
 {
 	vcpu.run->exit_reason = KVM_EXIT_DEBUG;
@@ -286,6 +357,41 @@ TEST_F(Dispatch, EmulationFailureAtAnInt3IsTheTracersBreakpoint)
 	EXPECT_EQ(hit.calls, 1u);
 	EXPECT_EQ(vcpu.nr_emulation_fallbacks, 1u);
 	EXPECT_EQ(stop(), VM_STOP_NONE);
+}
+
+// kvm-pvm's way of the same race (an emulation failure at the int3,
+// found by Smp.OneshotSiteRemovedWhileAnotherVcpuWaitsResumesThatVcpu):
+// KVM fetched the int3, but by the time this vCPU's exit is handled the
+// site holds its nop again. The vCPU goes on at rip (KVM fetches the nop
+// now there); the nop is no instruction the fallback finishes, so
+// without this the run ended as a crash.
+TEST_F(Dispatch, EmulationFailureAtAnInt3AnotherVcpuRemovedResumesAtTheInstruction)
+{
+	Hit hit;
+
+	vm.nr_vcpus = 2;
+	vcpu.debug.int3_fn = on_int3;
+	vcpu.debug.int3_ctx = &hit;
+	code_at(0x4000, { 0x0f, 0x1f, 0x44, 0x00, 0x00 });
+	vcpu.run->exit_reason = KVM_EXIT_INTERNAL_ERROR;
+	vcpu.run->emulation_failure.suberror = KVM_INTERNAL_ERROR_EMULATION;
+	vcpu.run->emulation_failure.ndata = 3;
+	vcpu.run->emulation_failure.flags = KVM_INTERNAL_ERROR_EMULATION_FLAG_INSTRUCTION_BYTES;
+	vcpu.run->emulation_failure.insn_size = 15;
+	const uint8_t fetched[] = { 0xcc, 0x1f, 0x44, 0x00, 0x00 };
+	memcpy(vcpu.run->emulation_failure.insn_bytes, fetched, sizeof(fetched));
+	EXPECT_EQ(vcpu_dispatch_exit(&vcpu), EXIT_RESUME);
+	EXPECT_EQ(hit.calls, 0u);
+	EXPECT_EQ(vcpu.run->s.regs.regs.rip, 0x4000u);
+	EXPECT_FALSE(vcpu.run->kvm_dirty_regs & KVM_SYNC_X86_REGS);
+	EXPECT_EQ(vcpu.stale_int3, 1u);
+	EXPECT_EQ(stop(), VM_STOP_NONE);
+
+	// With one vCPU nothing rewrites code under an exit: the same
+	// report is the instruction the fallback cannot finish, a crash.
+	vm.nr_vcpus = 1;
+	EXPECT_EQ(vcpu_dispatch_exit(&vcpu), EXIT_STOP);
+	EXPECT_EQ(stop(), VM_STOP_GUEST_CRASH);
 }
 
 TEST_F(Dispatch, EmulationFailureAtAnUnknownInstructionIsACrash)

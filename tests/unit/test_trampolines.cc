@@ -74,34 +74,41 @@ TEST(TrampolineTemplates, RecordingPathIsShortAndExitFree)
 		EXPECT_LT(t->oneshot_entry, t->header);
 		EXPECT_EQ(t->header % 4096, 0u);
 		EXPECT_EQ(t->size, t->header + sizeof(struct et_tramp_batch));
-		// Four record stores on each entry's path, each relocated
-		// (x86-64 has a third entry, for several vCPUs).
-		EXPECT_EQ(t->nr_end_relocs, t->word_bytes == 8 ? 12u : 8u) << t->arch;
-		EXPECT_EQ(t->nr_base_relocs, t->word_bytes == 8 ? 1u : 2u) << t->arch;
+		// Four record stores on each entry's path, each relocated (the
+		// third entry is for several vCPUs); i386 addresses its cursor
+		// absolutely on every entry, x86-64 on the smp one only.
+		EXPECT_EQ(t->nr_end_relocs, 12u) << t->arch;
+		EXPECT_EQ(t->nr_base_relocs, t->word_bytes == 8 ? 1u : 3u) << t->arch;
 	}
 	EXPECT_EQ(tramp_template_for(16), nullptr);
 }
 
 TEST(TrampolineTemplates, SeveralVcpuPathPicksItsBatchWithRdtscp)
 {
-	// x86-64 only: rdtscp for rdtsc (the time, and TSC_AUX: our vCPU),
-	// an imul to our batch, and rbx saved for the record's offset: 3
-	// instructions more than the one-vCPU path, still one xadd, no lock.
-	const struct tramp_template *t = tramp_template_for(64);
-	auto path = record_path(t, t->smp_record_entry);
-	ASSERT_FALSE(path.empty());
-	EXPECT_EQ(path.size() + 1, 23u);
-	EXPECT_EQ(std::count(path.begin(), path.end(), "rdtscp"), 1);
-	EXPECT_EQ(std::count(path.begin(), path.end(), "rdtsc"), 0);
-	EXPECT_EQ(std::count(path.begin(), path.end(), "xadd"), 1);
-	EXPECT_EQ(std::count(path.begin(), path.end(), "imul"), 1);
-	for (const auto &m : path) {
-		EXPECT_NE(m, "out");
-		EXPECT_NE(m, "cli");
+	// Both templates: rdtscp for rdtsc (the time, and TSC_AUX: our
+	// vCPU), an imul to our batch, and (e/r)bx saved for the record's
+	// offset: 3 instructions more than the one-vCPU path, still one
+	// xadd, no lock.
+	for (unsigned cls : { 64u, 32u }) {
+		const struct tramp_template *t = tramp_template_for(cls);
+		ASSERT_NE(t->smp_record_entry, 0u) << t->arch;
+		auto path = record_path(t, t->smp_record_entry);
+		ASSERT_FALSE(path.empty());
+		EXPECT_EQ(path.size() + 1, 23u) << t->arch;
+		EXPECT_EQ(path.front(), cls == 64 ? "pushfq" : "pushfd");
+		EXPECT_EQ(path.back(), "ret");
+		EXPECT_EQ(std::count(path.begin(), path.end(), "rdtscp"), 1) << t->arch;
+		EXPECT_EQ(std::count(path.begin(), path.end(), "rdtsc"), 0) << t->arch;
+		EXPECT_EQ(std::count(path.begin(), path.end(), "xadd"), 1) << t->arch;
+		EXPECT_EQ(std::count(path.begin(), path.end(), "imul"), 1) << t->arch;
+		for (const auto &m : path) {
+			EXPECT_NE(m, "out") << t->arch;
+			EXPECT_NE(m, "cli") << t->arch;
+		}
+		EXPECT_EQ(t->nr_stride_relocs, 1u) << t->arch;
+		EXPECT_GT(t->smp_record_entry, t->oneshot_entry) << t->arch;
+		EXPECT_LT(t->smp_record_entry, t->header) << t->arch;
 	}
-	EXPECT_EQ(t->nr_stride_relocs, 1u);
-	EXPECT_LT(t->smp_record_entry, t->header);
-	EXPECT_EQ(tramp_template_for(32)->smp_record_entry, 0u);
 }
 
 TEST(TrampolineTemplates, OneshotPathRestoresTheSite)
@@ -352,13 +359,86 @@ TEST_F(TrampolineLayout, SeveralVcpusGetABatchEach)
 	EXPECT_NE(std::string(et_last_error()).find("holds too little for 64 vCPUs' batches"),
 		  std::string::npos)
 		<< et_last_error();
-	// Not with oneshot slots, nor on i386 (one batch, one vCPU there).
+	// Not with oneshot slots (one per site, not per vCPU).
 	EXPECT_EQ(trampolines_plan_batches(&tr, &region, 64, 10, 0, 2), -1);
 	EXPECT_NE(std::string(et_last_error()).find("--oneshot"), std::string::npos);
-	EXPECT_EQ(trampolines_plan_batches(&tr, &region, 32, 0, 0, 2), -1);
-	EXPECT_NE(std::string(et_last_error()).find("i386 trampolines record on one vCPU only"),
-		  std::string::npos)
-		<< et_last_error();
+}
+
+// The i386 smp entry as installed for 2 vCPUs, read back with capstone:
+// the imul multiplies TSC_AUX by the stride, the xadd reserves from batch
+// 0's cursor (plus that), and the four stores put tsc low and high, ip
+// and parent ip at 0, 4, 8 and 16 of the record (struct et_ring_record),
+// ip last, each from the records' end plus the two offsets.
+TEST_F(TrampolineLayout, I386SeveralVcpuEntryAddressesItsOwnBatchAndTheRecordLayout)
+{
+	region = { 0xc0200000ull, 0x200000, 64 * 1024, "test region" };
+	ASSERT_EQ(trampolines_plan_batches(&tr, &region, 32, 0, 0, 2), 0) << et_last_error();
+	ASSERT_EQ(tr.nr_batches, 2u);
+	ASSERT_EQ(trampolines_install(&tr, &mem), 0);
+	const struct tramp_template *t = tr.tpl;
+	EXPECT_EQ(trampolines_record_entry(&tr), region.vaddr + t->smp_record_entry);
+	struct trampolines v1;
+	ASSERT_EQ(trampolines_batch_view(&tr, 1, &v1, &mem), 0) << et_last_error();
+
+	csh cs;
+	cs_insn *insn = nullptr;
+	ASSERT_EQ(cs_open(CS_ARCH_X86, CS_MODE_32, &cs), CS_ERR_OK);
+	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+	const uint8_t *code =
+		static_cast<const uint8_t *>(guest_mem_ptr(&mem, tr.base, t->header));
+	size_t n = cs_disasm(cs, code + t->smp_record_entry, t->header - t->smp_record_entry,
+			     region.vaddr + t->smp_record_entry, 0, &insn);
+	int64_t imul = -1, xadd_disp = -1;
+	std::vector<std::pair<int64_t, unsigned>> stores; // displacement, source register
+	for (size_t i = 0; i < n && strcmp(insn[i].mnemonic, "ret"); i++) {
+		const cs_x86 &x = insn[i].detail->x86;
+		if (!strcmp(insn[i].mnemonic, "imul") && x.op_count == 3)
+			imul = x.operands[2].imm;
+		if (!strcmp(insn[i].mnemonic, "xadd")) {
+			EXPECT_EQ(x.operands[0].mem.base, X86_REG_ECX);
+			xadd_disp = (uint32_t)x.operands[0].mem.disp;
+		}
+		if (!strcmp(insn[i].mnemonic, "mov") && x.op_count == 2 &&
+		    x.operands[0].type == X86_OP_MEM && x.operands[0].mem.index == X86_REG_EBX) {
+			EXPECT_EQ(x.operands[0].mem.base, X86_REG_ECX);
+			stores.emplace_back((uint32_t)x.operands[0].mem.disp, x.operands[1].reg);
+		}
+	}
+	cs_free(insn, n);
+	cs_close(&cs);
+	EXPECT_EQ(imul, (int64_t)tr.stride);
+	EXPECT_EQ(xadd_disp, (int64_t)(region.vaddr + t->header + offsetof(struct et_tramp_batch, cursor)));
+	const int64_t end = (int64_t)(uint32_t)tr.end_vaddr;
+	ASSERT_EQ(stores.size(), 4u);
+	EXPECT_EQ(stores[0], std::make_pair(end + (int64_t)offsetof(et_ring_record, tsc), (unsigned)X86_REG_EAX));
+	EXPECT_EQ(stores[1], std::make_pair(end + (int64_t)offsetof(et_ring_record, tsc) + 4, (unsigned)X86_REG_EDX));
+	EXPECT_EQ(stores[2], std::make_pair(end + (int64_t)offsetof(et_ring_record, parent_ip), (unsigned)X86_REG_EAX));
+	EXPECT_EQ(stores[3], std::make_pair(end + (int64_t)offsetof(et_ring_record, ip), (unsigned)X86_REG_EAX));
+	// vCPU 1's batch: stride bytes on, a header of its own, emptied.
+	auto *b = static_cast<struct et_tramp_batch *>(
+		guest_mem_ptr(&mem, tr.base + tr.stride + t->header, 64));
+	EXPECT_EQ(b->magic, ET_TB_MAGIC);
+	EXPECT_EQ((int32_t)b->cursor, -(int32_t)tr.capacity * 32);
+	// A record made there (the epoch's first slot, the cursor moved past
+	// it as the 32-bit xadd does) is drained from vCPU 1's view.
+	auto *r = static_cast<struct et_ring_record *>(
+		guest_mem_ptr(&mem, tr.base + tr.stride + t->size, 32));
+	r->tsc = 77;
+	r->parent_ip = 0xc0100010;
+	r->ip = 0xc0100005;
+	b->cursor = (uint32_t)(-(int32_t)(tr.capacity - 1) * 32);
+	std::vector<et_ring_record> got;
+	EXPECT_EQ(trampolines_batch_take(&v1, &mem,
+					 [](void *ctx, const struct et_ring_record *rec) {
+						 static_cast<std::vector<et_ring_record> *>(ctx)
+							 ->push_back(*rec);
+					 },
+					 &got),
+		  1);
+	ASSERT_EQ(got.size(), 1u);
+	EXPECT_EQ(got[0].tsc, 77u);
+	EXPECT_EQ(got[0].ip, 0xc0100005u);
+	EXPECT_EQ(got[0].parent_ip, 0xc0100010u);
 }
 
 TEST_F(TrampolineLayout, BatchSizeIsCapped)

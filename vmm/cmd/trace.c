@@ -89,8 +89,8 @@ const char cli_trace_usage[] =
 	"Machine options, as for 'earlytrace run': -k/--kernel, -i/--initrd,\n"
 	"-p/--append, -m/--mem, --cpus, --timeout, --cpu, --boot, --symbols,\n"
 	"--debug-io, --on-panic, --nmi-at, --connect, --domain. With --cpus N > 1\n"
-	"each call is recorded with its vCPU; trampolines then need x86-64, RDTSCP\n"
-	"in the guest and no --oneshot (else auto uses breakpoints).\n"
+	"each call is recorded with its vCPU; trampolines then need RDTSCP in\n"
+	"the guest and no --oneshot (else auto uses breakpoints).\n"
 	"Every dropped event is counted in the file and the summary. Read the file\n"
 	"with 'earlytrace report'.\n";
 

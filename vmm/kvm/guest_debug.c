@@ -98,9 +98,11 @@ static bool deliver_bp(struct vcpu *vcpu, struct kvm_regs *regs)
 }
 
 /* With several vCPUs, another one may have put a site's own bytes back
- * (the handoff) between this vCPU's int3 and its exit being handled:
- * then there is no int3 at rip any more, and the guest goes on there, as
- * after Linux's text_poke_bp(). */
+ * (--oneshot's first call, the handoff, the end of capture) between this
+ * vCPU's int3 and its exit being handled, which waited for the exit lock
+ * meanwhile: then there is no int3 at rip any more, and the guest goes on
+ * there, running the instruction now in place, as after Linux's
+ * text_poke_bp(). */
 static bool int3_gone(struct vcpu *vcpu, const struct kvm_regs *regs,
 		      const struct kvm_sregs *sregs)
 {
@@ -117,9 +119,14 @@ bool guest_debug_int3(struct vcpu *vcpu, struct kvm_regs *regs, const struct kvm
 {
 	struct guest_debug *d = &vcpu->debug;
 
-	if (d->int3_fn && d->int3_fn(d->int3_ctx, vcpu, regs, sregs))
+	/* Before any handler: a stale exit is nobody's breakpoint (a handler
+	 * would count the call twice, or time the exit by running the guest
+	 * on from rip). */
+	if (int3_gone(vcpu, regs, sregs)) {
+		__atomic_fetch_add(&vcpu->stale_int3, 1, __ATOMIC_RELAXED);
 		return true;
-	if (int3_gone(vcpu, regs, sregs))
+	}
+	if (d->int3_fn && d->int3_fn(d->int3_ctx, vcpu, regs, sregs))
 		return true;
 	return deliver_bp(vcpu, regs);
 }

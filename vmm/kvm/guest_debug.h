@@ -57,8 +57,11 @@ int guest_debug_apply_pending(struct vcpu *vcpu);
 bool guest_debug_handle_exit(struct vcpu *vcpu);
 
 /* Offers an int3 at regs->rip to the handler, else delivers #BP to the
- * guest. Used for KVM_EXIT_DEBUG and for KVMs that stop with an emulation
- * failure at an int3. False only if delivering failed. */
+ * guest; with several vCPUs, an int3 that is no longer there (another
+ * vCPU's exit removed it while this one waited for the exit lock) goes
+ * to neither: the vCPU resumes at rip, unchanged, and vcpu->stale_int3
+ * counts it. Used for KVM_EXIT_DEBUG and for KVMs that stop with an
+ * emulation failure at an int3. False only if delivering failed. */
 bool guest_debug_int3(struct vcpu *vcpu, struct kvm_regs *regs, const struct kvm_sregs *sregs);
 
 #endif /* VMM_KVM_GUEST_DEBUG_H */

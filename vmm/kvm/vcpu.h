@@ -58,6 +58,8 @@ struct vcpu {
 	void *symbolize_ctx;
 	int debug_io; /* log accesses no device claims */
 	uint64_t nr_emulation_fallbacks; /* instructions the KVM left to us */
+	uint64_t stale_int3; /* (atomic) int3 exits another vCPU's exit had
+			      * removed the int3 of: resumed at rip */
 	struct guest_debug debug;	 /* breakpoints the VMM placed (the same on every vCPU) */
 	int debug_dirty; /* (atomic) debug changed on another thread: apply before KVM_RUN */
 	bool sync_regs;	 /* KVM_CAP_SYNC_REGS: registers come with each exit */

@@ -32,7 +32,10 @@ int flight_recorder_init(struct flight_recorder *fr, size_t tail, struct machine
 	fr->tail = calloc(fr->tail_cap, sizeof(*fr->tail));
 	fr->guest = calloc(fr->guest_cap, sizeof(*fr->guest));
 	fr->calls = calloc(fr->calls_cap, sizeof(*fr->calls));
-	if (!fr->tail || !fr->guest || !fr->calls) {
+	fr->nr_cpus = m && m->nr_cpus ? m->nr_cpus : 1;
+	fr->cpu_events = calloc(fr->nr_cpus, sizeof(*fr->cpu_events));
+	fr->batches = calloc(fr->nr_cpus, sizeof(*fr->batches));
+	if (!fr->tail || !fr->guest || !fr->calls || !fr->cpu_events || !fr->batches) {
 		flight_recorder_free(fr);
 		return et_error("out of memory");
 	}
@@ -45,8 +48,13 @@ void flight_recorder_free(struct flight_recorder *fr)
 	free(fr->tail);
 	free(fr->guest);
 	free(fr->calls);
+	free(fr->cpu_events);
+	free(fr->batches);
+	hang_watch_free(&fr->hang);
 	fr->tail = fr->guest = NULL;
 	fr->calls = NULL;
+	fr->cpu_events = NULL;
+	fr->batches = NULL;
 }
 
 /* ---- per-function newest call: open addressing on the entry ip ---- */
@@ -103,6 +111,12 @@ void flight_recorder_add(void *ctx, const struct et_ring_record *ev)
 		return;
 	fr->tail[seq % fr->tail_cap] = *ev;
 	note_call(fr, ev);
+	/* The watchdog's per-vCPU progress (the recording path runs one
+	 * exit at a time, the watchdog only reads). */
+	if (et_rec_cpu(ev) < fr->nr_cpus)
+		atomic_fetch_add_explicit(&fr->cpu_events[et_rec_cpu(ev)], 1, memory_order_relaxed);
+	else
+		atomic_fetch_add_explicit(&fr->other_events, 1, memory_order_relaxed);
 	atomic_store_explicit(&fr->seen, seq + 1, memory_order_relaxed);
 }
 
@@ -115,27 +129,37 @@ void flight_recorder_add_guest(struct flight_recorder *fr, const struct et_ring_
 	fr->guest_seen++;
 }
 
-void flight_recorder_watch(struct flight_recorder *fr, unsigned slot,
-			   const volatile uint64_t *counter)
+void flight_recorder_watch_batch(struct flight_recorder *fr, unsigned cpu,
+				 const volatile uint64_t *cursor)
 {
-	if (slot < 2)
-		atomic_store(&fr->counters[slot], counter);
+	if (fr->batches && cpu < fr->nr_cpus)
+		atomic_store(&fr->batches[cpu], cursor);
+}
+
+void flight_recorder_watch_ring(struct flight_recorder *fr, const volatile uint64_t *head)
+{
+	atomic_store(&fr->guest_ring, head);
 }
 
 /* ---- the hang watchdog ---------------------------------------------- */
 
-static uint64_t progress(struct flight_recorder *fr)
+/* Guest memory, read while the guest runs: any change counts. */
+static uint64_t guest_counter(const volatile uint64_t *_Atomic *slot)
 {
-	uint64_t p = atomic_load(&fr->seen);
+	const volatile uint64_t *c = atomic_load(slot);
 
-	for (unsigned i = 0; i < 2; i++) {
-		const volatile uint64_t *c = atomic_load(&fr->counters[i]);
+	return c ? *c : 0;
+}
 
-		/* Guest memory, read while the guest runs: any change counts. */
-		if (c)
-			p += *c;
-	}
-	return p;
+/* Each vCPU's progress: its events and its batch's cursor (a drain moves
+ * both, never back to the same sum: an event counts 1, a record 32). */
+static void progress(struct flight_recorder *fr, uint64_t *per_cpu, uint64_t *shared)
+{
+	for (unsigned i = 0; i < fr->nr_cpus; i++)
+		per_cpu[i] = atomic_load_explicit(&fr->cpu_events[i], memory_order_relaxed) +
+			     guest_counter(&fr->batches[i]);
+	*shared = atomic_load_explicit(&fr->other_events, memory_order_relaxed) +
+		  guest_counter(&fr->guest_ring);
 }
 
 static double now_s(void)
@@ -149,24 +173,21 @@ static double now_s(void)
 static void *watchdog_main(void *arg)
 {
 	struct flight_recorder *fr = arg;
-	uint64_t last = progress(fr);
-	double since = now_s();
 	const struct timespec poll = { 0, FR_POLL_NS };
+	uint64_t *per_cpu = fr->hang.values, shared;
 
 	while (!atomic_load(&fr->watchdog_stop)) {
-		uint64_t p;
+		double now = now_s();
 
-		nanosleep(&poll, NULL);
-		p = progress(fr);
-		if (p != last) {
-			last = p;
-			since = now_s();
-		} else if (now_s() - since >= fr->hang_timeout_s) {
+		progress(fr, per_cpu, &shared);
+		if (hang_watch_sample(&fr->hang, per_cpu, shared, now)) {
+			fr->hang_at = now;
 			atomic_store(&fr->hung, true);
 			vm_request_stop(&fr->m->vm, VM_STOP_HANG, EXIT_STATUS_TIMEOUT);
 			machine_kick(fr->m);
 			break;
 		}
+		nanosleep(&poll, NULL);
 	}
 	return NULL;
 }
@@ -179,6 +200,8 @@ int flight_recorder_start(struct flight_recorder *fr, double hang_timeout_s)
 	if (hang_timeout_s <= 0)
 		return 0;
 	fr->hang_timeout_s = hang_timeout_s;
+	if (hang_watch_init(&fr->hang, fr->nr_cpus, hang_timeout_s))
+		return -1;
 	/* The VMM's signals are for the vCPU thread, never this one. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -410,6 +433,32 @@ static struct vcpu *subject_vcpu(struct flight_recorder *fr)
 	return &fr->m->vcpu;
 }
 
+/* A hang with several vCPUs: which were stuck where, and since when (as
+ * the watchdog saw them; every vCPU thread has ended, so their registers
+ * can be read). */
+static void print_stuck_vcpus(struct flight_recorder *fr, FILE *out)
+{
+	char where[192];
+
+	fprintf(out, "  no vCPU made progress (a new event, a trampoline record) for %g s:\n",
+		fr->hang_timeout_s);
+	for (unsigned i = 0; i < fr->m->nr_cpus && i < fr->nr_cpus; i++) {
+		struct vcpu *v = machine_vcpu(fr->m, i);
+		struct kvm_regs r;
+		double quiet = hang_watch_quiet_s(&fr->hang, i, fr->hang_at);
+
+		if (vcpu_get_regs(v, &r, NULL) < 0)
+			snprintf(where, sizeof(where), "?");
+		else
+			sym(fr, r.rip, where, sizeof(where));
+		fprintf(out, "    vCPU %u stuck at %s (%s); %s %.1f s\n", v->id, where,
+			vcpu_state_name(v),
+			hang_watch_ever_moved(&fr->hang, i) ? "its last progress"
+							    : "no progress since the watchdog began,",
+			quiet);
+	}
+}
+
 static void report_on(struct flight_recorder *fr, struct vcpu *vcpu, const char *why,
 		      bool registers, bool others, FILE *out)
 {
@@ -420,6 +469,8 @@ static void report_on(struct flight_recorder *fr, struct vcpu *vcpu, const char 
 	uint64_t now;
 
 	fprintf(out, "earlytrace: flight recorder: %s\n", why);
+	if (fr->m->nr_cpus > 1 && atomic_load(&fr->hung))
+		print_stuck_vcpus(fr, out);
 	if (fr->m->nr_cpus > 1)
 		fprintf(out, "  on vCPU %u\n", vcpu->id);
 	if (registers) {
@@ -486,8 +537,13 @@ void flight_recorder_finish(struct flight_recorder *fr)
 		/* The crash report above has the registers already. */
 		flight_recorder_report(fr, why, false, stderr);
 	} else if (reason == VM_STOP_HANG) {
-		snprintf(why, sizeof(why), "hang: no new event for %g s (--hang-timeout)",
-			 fr->hang_timeout_s);
+		if (fr->m->nr_cpus > 1)
+			snprintf(why, sizeof(why),
+				 "hang: no new event for %g s on any of the %u vCPUs (--hang-timeout)",
+				 fr->hang_timeout_s, fr->m->nr_cpus);
+		else
+			snprintf(why, sizeof(why), "hang: no new event for %g s (--hang-timeout)",
+				 fr->hang_timeout_s);
 		flight_recorder_report(fr, why, true, stderr);
 	} else {
 		/* A panic was reported when it happened; name the end (which

@@ -4,7 +4,8 @@
  * guest was doing. It keeps the newest events (whatever the host buffer's
  * overflow policy kept or dropped) and, per function, its newest call; on
  * a triple fault, a KVM internal error, a failed VM entry, a guest
- * panic() or a hang (--hang-timeout seconds without a new event) it
+ * panic() or a hang (--hang-timeout seconds in which no vCPU recorded a
+ * new event) it
  * prints to stderr the last --tail events, the registers and the
  * instruction at rip, and the call stack as the trace shows it:
  *  - with --graph, the frames whose returns the VMM redirected: exact;
@@ -28,6 +29,7 @@
 #include "earlytrace/abi.h"
 #include "vmm/machine.h"
 #include "vmm/trace/graph.h"
+#include "vmm/trace/hang_watch.h"
 
 /* Per function, its newest call (for the parent-link stack). */
 struct fr_last_call {
@@ -47,15 +49,21 @@ struct flight_recorder {
 	size_t calls_cap, calls_nr;
 	size_t print;		     /* --tail */
 
-	/* The hang watchdog: a thread that ends the run when nothing moves. */
+	/* The hang watchdog: a thread that ends the run when no vCPU moves. */
 	double hang_timeout_s;
 	pthread_t watchdog;
 	bool watchdog_running;
 	_Atomic bool watchdog_stop;
 	_Atomic bool hung;
+	unsigned nr_cpus;		/* the machine's vCPUs (at least 1) */
+	_Atomic uint64_t *cpu_events;	/* per vCPU: events recorded from it */
+	_Atomic uint64_t other_events;	/* events of no vCPU of this machine */
 	/* Guest-memory counters that move when the guest records without an
-	 * exit: the trampoline batch's count, the guest ring's head. */
-	const volatile uint64_t *_Atomic counters[2];
+	 * exit: each vCPU's trampoline batch cursor, the guest ring's head. */
+	const volatile uint64_t *_Atomic *batches; /* nr_cpus of them */
+	const volatile uint64_t *_Atomic guest_ring;
+	struct hang_watch hang;		/* the watchdog thread's, then finish's */
+	double hang_at;			/* when the watchdog saw the hang */
 
 	char end[512]; /* what ended the run, for END (a panic's message too);
 			* "" until the run has ended or a panic was reported */
@@ -76,10 +84,12 @@ void flight_recorder_add(void *fr, const struct et_ring_record *ev);
 /* An event read from the guest's ring at the end of the run. */
 void flight_recorder_add_guest(struct flight_recorder *fr, const struct et_ring_record *ev);
 
-/* Watch a guest-memory counter for progress (slot 0: trampoline batch,
- * 1: guest ring head); NULL stops watching it. */
-void flight_recorder_watch(struct flight_recorder *fr, unsigned slot,
-			   const volatile uint64_t *counter);
+/* Watch a guest-memory counter for progress: vCPU cpu's trampoline batch
+ * cursor, or the guest ring's head (no vCPU of its own); NULL stops
+ * watching it. */
+void flight_recorder_watch_batch(struct flight_recorder *fr, unsigned cpu,
+				 const volatile uint64_t *cursor);
+void flight_recorder_watch_ring(struct flight_recorder *fr, const volatile uint64_t *head);
 
 /* --hang-timeout: starts the watchdog. 0, or -1 with an error. */
 int flight_recorder_start(struct flight_recorder *fr, double hang_timeout_s);

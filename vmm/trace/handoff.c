@@ -168,7 +168,7 @@ static int64_t do_handoff(struct handoff *h, const struct et_ring_ref *refs, uns
 	/* The guest records without exits now: its head is its progress (the
 	 * boot CPU's ring's, for the hang watchdog). */
 	if (h->fr)
-		flight_recorder_watch(h->fr, 1, &rings[0]->head);
+		flight_recorder_watch_ring(h->fr, &rings[0]->head);
 	if (per_cpu)
 		snprintf(text, sizeof(text),
 			 "handoff: guest rings of %u CPUs (CPU 0's at 0x%" PRIx64 ", %u records), %" PRIu64

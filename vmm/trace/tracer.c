@@ -167,6 +167,14 @@ static void on_until(void *ctx, struct vcpu *vcpu, unsigned slot)
 	stop_run(t);
 }
 
+/* The hang watchdog sees each vCPU's trampoline records as they are made
+ * (they need no exit); on=false: the batches are going away. */
+static void watch_batches(struct tracer *t, bool on)
+{
+	for (unsigned i = 0; i < t->m->nr_cpus; i++)
+		flight_recorder_watch_batch(&t->fr, i, on ? tramp_mode_progress(&t->tramp, i) : NULL);
+}
+
 size_t tracer_stop_capture(struct tracer *t, const char *how)
 {
 	if (!t->capturing)
@@ -178,7 +186,7 @@ size_t tracer_stop_capture(struct tracer *t, const char *how)
 	t->handoff_how = how;
 	graph_detach(&t->graph, how != NULL);
 	site_patches_disarm_all(&t->patches, &t->m->vm.mem);
-	flight_recorder_watch(&t->fr, 0, NULL);
+	watch_batches(t, false);
 	tramp_mode_detach(&t->tramp);
 	guest_debug_set_int3(&t->m->vcpu, NULL, NULL);
 	return t->patches.nr;
@@ -200,7 +208,7 @@ size_t tracer_resume_capture(struct tracer *t)
 		return 0;
 	}
 	armed = site_patches_rearm(&t->patches, &t->m->vm.mem, t->o->oneshot);
-	flight_recorder_watch(&t->fr, 0, tramp_mode_progress(&t->tramp));
+	watch_batches(t, true);
 	t->capturing = true;
 	t->handoff_how = NULL;
 	return armed;
@@ -295,7 +303,7 @@ static int start_flight_recorder(struct tracer *t)
 	t->m->panic_hook_ctx = t;
 	t->m->note_hook = on_machine_note;
 	t->m->note_hook_ctx = t;
-	flight_recorder_watch(&t->fr, 0, tramp_mode_progress(&t->tramp));
+	watch_batches(t, true);
 	return flight_recorder_start(&t->fr, t->o->hang_timeout_s);
 }
 
@@ -606,6 +614,17 @@ void tracer_progress_sample(void *tracer, struct progress_sample *s)
 	s->quiet_marker = __atomic_load_n(&t->m->com1.tx_bytes, __ATOMIC_RELAXED);
 }
 
+/* Breakpoint hits on several vCPUs at once where the first one's exit
+ * removed the int3 (vmm/kvm/guest_debug.c). */
+static uint64_t stale_int3(const struct tracer *t)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < t->m->nr_cpus; i++)
+		n += __atomic_load_n(&machine_vcpu(t->m, i)->stale_int3, __ATOMIC_RELAXED);
+	return n;
+}
+
 void tracer_print_summary(const struct tracer *t, FILE *out, const char *where)
 {
 	const struct tramp_mode *tm = &t->tramp;
@@ -684,6 +703,12 @@ void tracer_print_summary(const struct tracer *t, FILE *out, const char *where)
 	fprintf(out, "earlytrace: cost: %" PRIu64 " exits to the VMM (every return from KVM_RUN, "
 		     "breakpoints included)\n",
 		t->m->vcpu.nr_exits);
+	if (stale_int3(t))
+		fprintf(out,
+			"earlytrace: breakpoints: %" PRIu64 " hits found their int3 already removed "
+			"by another vCPU's exit (--oneshot, the handoff) and went on at the "
+			"instruction, not recorded again\n",
+			stale_int3(t));
 	if (t->patches.refused || t->patches.modified_by_guest)
 		fprintf(out,
 			"earlytrace: trace: %zu sites not patched (bytes differed), %zu not restored "

@@ -287,13 +287,15 @@ int tramp_mode_attach(struct tramp_mode *tm, enum trace_mode mode, struct machin
 	return 0;
 }
 
-const volatile uint64_t *tramp_mode_progress(struct tramp_mode *tm)
+const volatile uint64_t *tramp_mode_progress(struct tramp_mode *tm, unsigned cpu)
 {
+	struct trampolines *tr = batch_of(tm, cpu);
 	struct et_tramp_batch *b;
 
-	if (!tm->tramp.installed)
+	/* A vCPU beyond the batches shares the first: watched there. */
+	if (!tr->installed || (cpu && tr == &tm->tramp))
 		return NULL;
-	b = trampolines_batch_header(&tm->tramp, tm->gm);
+	b = trampolines_batch_header(tr, tm->gm);
 	return b ? (const volatile uint64_t *)&b->cursor : NULL;
 }
 

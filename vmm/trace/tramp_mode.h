@@ -78,9 +78,10 @@ unsigned tramp_mode_pending(const struct tramp_mode *tm);
  * batch holds calls made before it (or --max-events must shrink it). */
 void tramp_mode_drain_before_event(struct tramp_mode *tm);
 
-/* The batch's count in guest memory, which moves with every call the
- * trampolines record (the hang watchdog watches it); NULL when none. */
-const volatile uint64_t *tramp_mode_progress(struct tramp_mode *tm);
+/* vCPU cpu's batch cursor in guest memory, which moves with every call
+ * the trampolines record on that vCPU (the hang watchdog watches each);
+ * NULL when it has none. */
+const volatile uint64_t *tramp_mode_progress(struct tramp_mode *tm, unsigned cpu);
 
 /* Puts the region's own bytes back (once no site calls it). */
 void tramp_mode_detach(struct tramp_mode *tm);
