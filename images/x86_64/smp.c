@@ -102,10 +102,38 @@ static void (*const race_fns[RACE_FNS])(uint32_t) = {
 	race_fn_12, race_fn_13, race_fn_14, race_fn_15,
 };
 
+/*
+ * Then one traced call open on every CPU at once, entered by CPU 0 first
+ * and left by it first (the others wait inside until it has returned): a
+ * --graph tracer must end CPU 0's frame with the others' frames, pushed
+ * after it, still open on their own CPUs.
+ */
+static volatile uint32_t race_racers, nest_inside, nest_cpu0_out;
+
+static void spin_until(volatile uint32_t *v, uint32_t at_least)
+{
+	for (unsigned i = 0; i < SPIN_LIMIT && __atomic_load_n(v, __ATOMIC_ACQUIRE) < at_least; i++)
+		__asm__ volatile("pause");
+}
+
+__traced_fn static void race_nest(uint32_t cpu)
+{
+	__atomic_fetch_add(&nest_inside, 1, __ATOMIC_ACQ_REL);
+	if (cpu == 0)
+		spin_until(&nest_inside, race_racers);
+	else
+		spin_until(&nest_cpu0_out, 1);
+}
+
 static void race(uint32_t cpu)
 {
 	for (unsigned i = 0; i < RACE_FNS; i++)
 		race_fns[i](cpu);
+	if (cpu != 0)
+		spin_until(&nest_inside, 1); /* CPU 0 in first */
+	race_nest(cpu);
+	if (cpu == 0)
+		__atomic_store_n(&nest_cpu0_out, 1, __ATOMIC_RELEASE);
 }
 
 /* An AP: wait with the others until the BSP says go. */
@@ -123,6 +151,7 @@ static void race_as_bsp(uint32_t cpu, unsigned aps)
 	for (unsigned i = 0; i < SPIN_LIMIT && __atomic_load_n(&race_arrived, __ATOMIC_ACQUIRE) < aps;
 	     i++)
 		__asm__ volatile("pause");
+	race_racers = __atomic_load_n(&race_arrived, __ATOMIC_ACQUIRE) + 1;
 	__atomic_store_n(&race_go, 1, __ATOMIC_RELEASE);
 	race(cpu);
 }

@@ -515,3 +515,60 @@ TEST(Smp, PerCpuGuestRingsHaveEachCpusCallsOnThatCpu)
 	EXPECT_EQ(last_leaves, kLeaves * n) << text.out;
 	unlink(path.c_str());
 }
+
+// --graph with several vCPUs: each vCPU's calls return through their own
+// frames. With smp=race every CPU has race_nest open at once and CPU 0
+// returns first, under the frames the others pushed after it: a return
+// on one vCPU must never end (unwind) another's frames, and every call
+// gets its return on its vCPU.
+TEST(Smp, GraphReturnsPairWithTheirCallsOnEachVcpu)
+{
+	REQUIRE_SMP(n);
+	std::string path = temp_path("smp-graph.trace");
+	VmmResult r = run_vmm({ "trace", "--kernel", image("x86_64"), "--mem", "32M", "--cpus",
+				std::to_string(n), "--graph", "--append", "smp=race exit=0", "-f",
+				"pc_*", "-f", "race_*", "-o", path, "--timeout", "300" });
+	ASSERT_EQ(r.status, 0) << r.err << r.out;
+	for (unsigned i = 0; i < n; i++) {
+		EXPECT_NE(r.out.find(cpu_line(i)), std::string::npos) << r.out;
+		EXPECT_NE(r.out.find(race_line(i, kRaceFns)), std::string::npos) << r.out;
+	}
+	EXPECT_NE(r.err.find(" 0 unwound, 0 calls without a return"), std::string::npos) << r.err;
+	trace_reader *rd = nullptr;
+	ASSERT_EQ(trace_reader_open(&rd, path.c_str()), 0) << et_last_error();
+	const symtab *tab = trace_reader_symtab(rd);
+	trace_merge *m = nullptr;
+	ASSERT_EQ(trace_merge_open(rd, &m), 0);
+	std::map<unsigned, std::vector<std::string>> open;
+	std::map<std::pair<unsigned, std::string>, long> calls, returns;
+	long mismatched = 0, unwound = 0;
+	et_ring_record e;
+	while (trace_merge_next(m, &e) == 1) {
+		if (et_rec_is_exit(&e))
+			continue;
+		std::string fn = symbol_name(tab, e.ip);
+		unsigned cpu = et_rec_cpu(&e);
+		if (et_rec_kind(&e) == ET_REC_CALL) {
+			calls[{ cpu, fn }]++;
+			open[cpu].push_back(fn);
+		} else if (et_rec_kind(&e) == ET_REC_RET) {
+			returns[{ cpu, fn }]++;
+			unwound += (e.flags & ET_REC_F_UNWOUND) != 0;
+			if (open[cpu].empty() || open[cpu].back() != fn)
+				mismatched++;
+			else
+				open[cpu].pop_back();
+		}
+	}
+	trace_merge_close(m);
+	trace_reader_close(rd);
+	EXPECT_EQ(calls, returns);
+	EXPECT_EQ(mismatched, 0) << "a return that is not its vCPU's innermost open call";
+	EXPECT_EQ(unwound, 0);
+	for (unsigned i = 0; i < n; i++) {
+		EXPECT_EQ((calls[{ i, "pc_leaf" }]), kLeaves * (i + 1)) << "vCPU " << i;
+		EXPECT_EQ((calls[{ i, "race_fn_0" }]), 1) << "vCPU " << i;
+		EXPECT_EQ((calls[{ i, "race_nest" }]), 1) << "vCPU " << i;
+	}
+	unlink(path.c_str());
+}

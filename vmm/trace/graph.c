@@ -54,7 +54,7 @@ static bool push(struct graph *g, const struct graph_frame *f)
 	return true;
 }
 
-bool graph_on_call(struct graph *g, uint64_t func, const struct kvm_regs *regs,
+bool graph_on_call(struct graph *g, unsigned cpu, uint64_t func, const struct kvm_regs *regs,
 		   const struct kvm_sregs *sregs, const struct x86_paging *pg, uint64_t tsc)
 {
 	const struct guest_mem *gm = g->gm;
@@ -62,7 +62,7 @@ bool graph_on_call(struct graph *g, uint64_t func, const struct kvm_regs *regs,
 	uint64_t rip = x86_linear(sregs, sregs->cs.base, regs->rip);
 	uint64_t sp = x86_stack_pointer(sregs, regs);
 	struct graph_frame f = {
-		.func = func, .slot = sp, .call_tsc = tsc, .word = x86_word_bytes(sregs)
+		.func = func, .slot = sp, .call_tsc = tsc, .word = x86_word_bytes(sregs), .cpu = cpu
 	};
 	uint64_t site_pa, bp_pa, end;
 	uint8_t *p;
@@ -93,21 +93,32 @@ no:
 	return false;
 }
 
-/* The frame a return at stack pointer sp (after the ret popped its
- * address) belongs to: the one whose slot is just below sp, else (ret
- * imm16) the outermost one still below sp. -1 if none. */
-static long frame_for(const struct graph *g, uint64_t sp)
+/* The frame of vCPU cpu a return at stack pointer sp (after the ret
+ * popped its address) belongs to: the one whose slot is just below sp,
+ * else (ret imm16) the outermost one still below sp. -1 if none. */
+static long frame_for(const struct graph *g, unsigned cpu, uint64_t sp)
 {
 	long best = -1;
 
 	for (size_t i = g->nr; i-- > 0;)
-		if (g->frames[i].slot + g->frames[i].word == sp)
+		if (g->frames[i].cpu == cpu && g->frames[i].slot + g->frames[i].word == sp)
 			return (long)i;
 	for (size_t i = g->nr; i-- > 0;)
-		if (g->frames[i].slot + g->frames[i].word <= sp &&
+		if (g->frames[i].cpu == cpu && g->frames[i].slot + g->frames[i].word <= sp &&
 		    (best < 0 || g->frames[i].slot > g->frames[best].slot))
 			best = (long)i;
 	return best;
+}
+
+/* Takes frame i off the shadow stack (the other vCPUs' frames keep their
+ * order). */
+static struct graph_frame take_frame(struct graph *g, size_t i)
+{
+	struct graph_frame f = g->frames[i];
+
+	memmove(&g->frames[i], &g->frames[i + 1], (g->nr - i - 1) * sizeof(*g->frames));
+	g->nr--;
+	return f;
 }
 
 static void record_return(struct graph *g, unsigned cpu, const struct graph_frame *f,
@@ -135,7 +146,7 @@ bool graph_on_return(struct graph *g, struct vcpu *vcpu, struct kvm_regs *regs,
 	    x86_translate(g->gm, pg, x86_linear(sregs, sregs->cs.base, regs->rip), &pa, NULL) ||
 	    pa != g->bp_paddr)
 		return false;
-	k = frame_for(g, sp);
+	k = frame_for(g, vcpu->id, sp);
 	if (k < 0) {
 		/* Nowhere to send the guest: stop rather than guess. */
 		et_warn("--graph: a return reached the return breakpoint with no frame for it "
@@ -145,17 +156,22 @@ bool graph_on_return(struct graph *g, struct vcpu *vcpu, struct kvm_regs *regs,
 		return true;
 	}
 	tsc = recorder_now(g->rec);
-	/* Frames above the one returning were left without a return (a
-	 * longjmp, a stack switch): they end here too. */
-	while (g->nr > (size_t)k + 1) {
-		g->nr--;
-		g->unwound++;
-		record_return(g, vcpu->id, &g->frames[g->nr], tsc, ET_REC_F_UNWOUND);
+	/* This vCPU's frames above the one returning were left without a
+	 * return (a longjmp, a stack switch): they end here too. */
+	for (size_t i = g->nr; i-- > (size_t)k + 1;)
+		if (g->frames[i].cpu == vcpu->id) {
+			struct graph_frame f = take_frame(g, i);
+
+			g->unwound++;
+			record_return(g, vcpu->id, &f, tsc, ET_REC_F_UNWOUND);
+		}
+	{
+		struct graph_frame f = take_frame(g, (size_t)k);
+
+		g->returns++;
+		record_return(g, vcpu->id, &f, tsc, 0);
+		regs->rip = f.ret;
 	}
-	g->nr--;
-	g->returns++;
-	record_return(g, vcpu->id, &g->frames[g->nr], tsc, 0);
-	regs->rip = g->frames[g->nr].ret;
 	return true;
 }
 

@@ -19,6 +19,10 @@
  * return breakpoint's: code that reads its own return address (an
  * unwinder, __builtin_return_address) sees that, as with ftrace's
  * return_to_handler.
+ *
+ * With several vCPUs each frame carries its vCPU: a return matches, and
+ * unwinds, only the frames of the vCPU it runs on (their stacks are
+ * distinct memory, but a return on one must never end another's frames).
  */
 #ifndef VMM_TRACE_GRAPH_H
 #define VMM_TRACE_GRAPH_H
@@ -43,6 +47,7 @@ struct graph_frame {
 	uint64_t slot_paddr; /* and in guest-physical memory */
 	uint64_t call_tsc;
 	unsigned word;	     /* 8 or 4 bytes */
+	unsigned cpu;	     /* the vCPU that made the call */
 };
 
 #define GRAPH_MAX_DEPTH 65536 /* deeper calls are recorded without returns */
@@ -71,7 +76,7 @@ int graph_attach(struct graph *g, bool enabled, const struct kernel_image *img,
 
 /* At a traced call's int3 (rip at the site): swaps the return address.
  * True when the return will be recorded (flag the call so). */
-bool graph_on_call(struct graph *g, uint64_t func, const struct kvm_regs *regs,
+bool graph_on_call(struct graph *g, unsigned cpu, uint64_t func, const struct kvm_regs *regs,
 		   const struct kvm_sregs *sregs, const struct x86_paging *pg, uint64_t tsc);
 
 /* At an int3 that is no site: true when it was the return breakpoint

@@ -42,7 +42,7 @@ static void record_call(struct tracer *t, struct vcpu *vcpu, struct patched_site
 	};
 
 	/* --graph: the return comes back through our breakpoint. */
-	if (t->graph.enabled && graph_on_call(&t->graph, site->vaddr, regs, sregs, pg, ev.tsc))
+	if (t->graph.enabled && graph_on_call(&t->graph, vcpu->id, site->vaddr, regs, sregs, pg, ev.tsc))
 		ev.flags |= ET_REC_F_RET_TRACED;
 	site->hits++;
 	t->bp_events++;
