@@ -9,7 +9,6 @@
 #include "vmm/trace/trace_file.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,81 +17,11 @@
 #include <zlib.h>
 
 #include "vmm/error.h"
+#include "vmm/trace/trace_doubt.h"
+#include "vmm/trace/trace_reader_internal.h"
 #include "vmm/util/input_file.h"
 
-struct name_block {
-	struct name_block *next;
-	char names[];
-};
-
-struct trace_reader {
-	FILE *f;
-	char *path;
-	uint64_t file_size;
-	uint64_t first_record; /* offset of the first record */
-	uint64_t limit;	       /* end of the validated part */
-	uint64_t off;	       /* next record */
-	uint64_t fpos;	       /* where f stands after the last record read
-				* (0: unknown), so reading on needs no seek */
-	uint8_t *buf;	       /* payload + CRC + NUL */
-	size_t cap;
-	bool scanning;
-
-	struct trace_info info;
-	char *strings[9]; /* owned info strings */
-	struct symtab tab;
-	size_t tab_cap;
-	struct name_block *names;
-	struct trace_note *notes;
-	size_t nr_notes, notes_cap;
-	struct trace_wait *waits;
-	size_t waits_cap;
-	/* Each DROPS reason is its own running total (the host buffer's, the
-	 * guest ring's, the kernel ring's): its last total, by reason. */
-	struct drop_stream {
-		char *reason;
-		uint64_t total;
-	} *drops;
-	size_t nr_drops;
-	/* Where each run of events in TSC order starts (the first
-	 * TRACE_MERGE_MAX_RUNS of them; info.nr_runs counts them all). */
-	struct {
-		uint64_t offset;
-		size_t index;
-	} runs[TRACE_MERGE_MAX_RUNS];
-	uint64_t last_event_tsc;
-};
-
-enum {
-	STR_TOOL,
-	STR_KERNEL,
-	STR_BUILD_ID,
-	STR_SYMBOLS,
-	STR_MODE,
-	STR_DROP_REASON,
-	STR_LAST_MARK,
-	STR_EXIT_REASON,
-	STR_DOUBT,
-};
-
-static uint16_t get_u16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | (p[1] << 8));
-}
-
-static uint32_t get_u32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static uint64_t get_u64(const uint8_t *p)
-{
-	return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
-}
-
-/* Printable ASCII only: a hostile file cannot inject lines into reports. */
-static void sanitize(char *s, size_t n)
+void trace_reader_sanitize(char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
@@ -107,11 +36,11 @@ static char *dup_text(const uint8_t *p, size_t n)
 		return NULL;
 	memcpy(s, p, n);
 	s[n] = '\0';
-	sanitize(s, n);
+	trace_reader_sanitize(s, n);
 	return s;
 }
 
-static int set_string(struct trace_reader *r, int idx, const uint8_t *p, size_t n)
+int trace_reader_set_string(struct trace_reader *r, int idx, const uint8_t *p, size_t n)
 {
 	char *s = dup_text(p, n);
 
@@ -122,7 +51,7 @@ static int set_string(struct trace_reader *r, int idx, const uint8_t *p, size_t 
 	return 0;
 }
 
-static int corrupt(struct trace_reader *r, uint64_t off, const char *what)
+int trace_reader_corrupt(struct trace_reader *r, uint64_t off, const char *what)
 {
 	return et_error("trace file %s: record at offset %" PRIu64 " is corrupt: %s", r->path,
 			off, what);
@@ -153,36 +82,15 @@ static void mark_truncated(struct trace_reader *r, uint64_t off)
 /*
  * The file ends before the part the reader checked when it opened it. While
  * opening, that is a final record cut short; later, the file shrank under
- * the reader (a second pass would silently give less than the first).
+ * the reader.
  */
 static int ended_early(struct trace_reader *r, uint64_t off)
 {
-	struct stat st;
-
 	if (r->scanning) {
 		mark_truncated(r, off);
 		return 0;
 	}
-	return et_error("trace file %s changed while it was read: it was %" PRIu64
-			" bytes when opened, now %lld (nothing after offset %" PRIu64
-			" could be read again)",
-			r->path, r->file_size,
-			fstat(fileno(r->f), &st) ? -1LL : (long long)st.st_size, off);
-}
-
-/* Records the first reason to doubt the file: what it holds disagrees with
- * its own END. */
-static int doubt(struct trace_reader *r, const char *fmt, ...)
-{
-	char text[256];
-	va_list ap;
-
-	if (r->strings[STR_DOUBT])
-		return 0;
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
-	va_end(ap);
-	return set_string(r, STR_DOUBT, (const uint8_t *)text, strlen(text));
+	return trace_doubt_shrank(r, off);
 }
 
 /* Decodes the META payload. Unknown trailing bytes are allowed (newer
@@ -194,19 +102,19 @@ static int decode_meta(struct trace_reader *r, uint64_t off, const uint8_t *p, u
 	uint32_t pos = 16;
 
 	if (len < 16)
-		return corrupt(r, off, "META record too short");
+		return trace_reader_corrupt(r, off, "META record too short");
 	r->info.tsc_khz = get_u64(p);
 	r->info.start_time_ns = get_u64(p + 8);
 	for (int i = 0; i < 5; i++) {
 		uint16_t n;
 
 		if (len - pos < 2)
-			return corrupt(r, off, "META string runs past the record");
+			return trace_reader_corrupt(r, off, "META string runs past the record");
 		n = get_u16(p + pos);
 		pos += 2;
 		if (n > len - pos)
-			return corrupt(r, off, "META string runs past the record");
-		if (set_string(r, order[i], p + pos, n))
+			return trace_reader_corrupt(r, off, "META string runs past the record");
+		if (trace_reader_set_string(r, order[i], p + pos, n))
 			return -1;
 		pos += n;
 	}
@@ -221,11 +129,11 @@ static int decode_symbols(struct trace_reader *r, uint64_t off, const uint8_t *p
 	char *names;
 
 	if (len < 4)
-		return corrupt(r, off, "SYMBOLS record too short");
+		return trace_reader_corrupt(r, off, "SYMBOLS record too short");
 	count = get_u32(p);
 	/* Each entry takes at least 20 bytes: bounds count before allocating. */
 	if (count > (len - 4) / 20)
-		return corrupt(r, off, "SYMBOLS count larger than the record");
+		return trace_reader_corrupt(r, off, "SYMBOLS count larger than the record");
 	/* All names of this record fit in len bytes (with NULs, as the u16
 	 * lengths they replace take two bytes each). */
 	blk = malloc(sizeof(*blk) + len);
@@ -251,10 +159,10 @@ static int decode_symbols(struct trace_reader *r, uint64_t off, const uint8_t *p
 		uint16_t n;
 
 		if (len - pos < 20)
-			return corrupt(r, off, "SYMBOLS entry runs past the record");
+			return trace_reader_corrupt(r, off, "SYMBOLS entry runs past the record");
 		n = get_u16(p + pos + 18);
 		if (n > len - pos - 20)
-			return corrupt(r, off, "SYMBOLS name runs past the record");
+			return trace_reader_corrupt(r, off, "SYMBOLS name runs past the record");
 		s->addr = get_u64(p + pos);
 		s->size = get_u64(p + pos + 8);
 		s->type = (char)p[pos + 16];
@@ -262,7 +170,7 @@ static int decode_symbols(struct trace_reader *r, uint64_t off, const uint8_t *p
 			s->type = 0;
 		memcpy(names, p + pos + 20, n);
 		names[n] = '\0';
-		sanitize(names, n);
+		trace_reader_sanitize(names, n);
 		s->name = names;
 		names += n + 1;
 		pos += 20 + n;
@@ -405,7 +313,7 @@ static int read_record(struct trace_reader *r, struct trace_record *rec)
 		return 0;
 	}
 	if (len > TRACE_MAX_PAYLOAD)
-		return corrupt(r, off, "payload length too large");
+		return trace_reader_corrupt(r, off, "payload length too large");
 	if (r->limit - off - sizeof(hdr) < (uint64_t)len + 4) {
 		/* Claims more than the file has: the final record, cut short. */
 		mark_truncated(r, off);
@@ -445,7 +353,7 @@ static int read_record(struct trace_reader *r, struct trace_record *rec)
 	switch (type) {
 	case TRACE_REC_EVENTS:
 		if (len % sizeof(struct et_ring_record))
-			return corrupt(r, off, "EVENTS length is not a whole number of events");
+			return trace_reader_corrupt(r, off, "EVENTS length is not a whole number of events");
 		/* malloc'ed buffer: suitably aligned for the records. */
 		rec->events = (const struct et_ring_record *)(const void *)r->buf;
 		rec->nr_events = len / sizeof(struct et_ring_record);
@@ -454,18 +362,18 @@ static int read_record(struct trace_reader *r, struct trace_record *rec)
 	case TRACE_REC_DROPS:
 	case TRACE_REC_MARK:
 		if (len < 16)
-			return corrupt(r, off, "DROPS/MARK record too short");
+			return trace_reader_corrupt(r, off, "DROPS/MARK record too short");
 		rec->dropped_total = get_u64(r->buf);
 		rec->tsc = get_u64(r->buf + 8);
 		rec->text = (const char *)r->buf + 16;
-		sanitize((char *)r->buf + 16, len - 16);
+		trace_reader_sanitize((char *)r->buf + 16, len - 16);
 		break;
 	case TRACE_REC_KEVENT: {
 		uint64_t word = len >= 28 ? get_u64(r->buf) : 0;
 		struct trace_kevent *k = &rec->kevent;
 
 		if (len < 28 || get_u32(r->buf + 24) > len - 28)
-			return corrupt(r, off, "KEVENT record too short");
+			return trace_reader_corrupt(r, off, "KEVENT record too short");
 		k->cpu = (uint32_t)word;
 		k->type = (uint16_t)(word >> 32);
 		k->kind = (uint8_t)(word >> 48);
@@ -475,33 +383,33 @@ static int read_record(struct trace_reader *r, struct trace_record *rec)
 		k->payload_len = get_u32(r->buf + 24);
 		k->payload = r->buf + 28;
 		k->text = rec->text = (const char *)r->buf + 28 + k->payload_len;
-		sanitize((char *)k->text, len - 28 - k->payload_len);
+		trace_reader_sanitize((char *)k->text, len - 28 - k->payload_len);
 		break;
 	}
 	case TRACE_REC_OVERHEAD:
 		if (len < TRACE_OVERHEAD_LEN_V1)
-			return corrupt(r, off, "OVERHEAD record too short");
+			return trace_reader_corrupt(r, off, "OVERHEAD record too short");
 		rec->tsc = get_u64(r->buf);
 		break;
 	case TRACE_REC_CLOCK:
 		if (len < 8)
-			return corrupt(r, off, "CLOCK record too short");
+			return trace_reader_corrupt(r, off, "CLOCK record too short");
 		rec->tsc = get_u64(r->buf);
 		break;
 	case TRACE_REC_WAIT:
 		if (len < TRACE_WAIT_LEN)
-			return corrupt(r, off, "WAIT record too short");
+			return trace_reader_corrupt(r, off, "WAIT record too short");
 		rec->tsc = get_u64(r->buf);
 		break;
 	case TRACE_REC_END:
 		if (len < 32)
-			return corrupt(r, off, "END record too short");
+			return trace_reader_corrupt(r, off, "END record too short");
 		rec->recorded = get_u64(r->buf);
 		rec->written = get_u64(r->buf + 8);
 		rec->dropped = get_u64(r->buf + 16);
 		rec->lost = get_u64(r->buf + 24);
 		rec->text = (const char *)r->buf + 32;
-		sanitize((char *)r->buf + 32, len - 32);
+		trace_reader_sanitize((char *)r->buf + 32, len - 32);
 		break;
 	default:
 		/* META, SYMBOLS are decoded by the scan; unknown types are
@@ -591,7 +499,7 @@ static int account(struct trace_reader *r, const struct trace_record *rec)
 		return 0;
 	case TRACE_REC_DROPS:
 		in->nr_drop_records++;
-		if (set_string(r, STR_DROP_REASON, (const uint8_t *)rec->text, strlen(rec->text)) ||
+		if (trace_reader_set_string(r, STR_DROP_REASON, (const uint8_t *)rec->text, strlen(rec->text)) ||
 		    add_note(r, rec))
 			return -1;
 		/* Every reason's last total, summed (END's count wins if larger). */
@@ -608,7 +516,7 @@ static int account(struct trace_reader *r, const struct trace_record *rec)
 		return add_note(r, rec);
 	case TRACE_REC_MARK:
 		in->nr_marks++;
-		if (set_string(r, STR_LAST_MARK, (const uint8_t *)rec->text, strlen(rec->text)))
+		if (trace_reader_set_string(r, STR_LAST_MARK, (const uint8_t *)rec->text, strlen(rec->text)))
 			return -1;
 		return add_note(r, rec);
 	case TRACE_REC_OVERHEAD: {
@@ -637,13 +545,7 @@ static int account(struct trace_reader *r, const struct trace_record *rec)
 		}
 		return 0;
 	case TRACE_REC_END:
-		/* The writer stores every EVENTS record before END and counts
-		 * their events in it: a difference means records were removed,
-		 * added or repeated, whatever their CRCs say. */
-		if (rec->written != in->nr_events &&
-		    doubt(r, "the file holds %" PRIu64 " events before its END, which says %" PRIu64
-			     " were written: records were removed or added after the run",
-			  in->nr_events, rec->written))
+		if (trace_doubt_end_count(r, rec))
 			return -1;
 		in->has_end = true;
 		in->end_recorded = rec->recorded;
@@ -652,7 +554,7 @@ static int account(struct trace_reader *r, const struct trace_record *rec)
 		in->end_lost = rec->lost;
 		if (rec->dropped > in->dropped)
 			in->dropped = rec->dropped;
-		return set_string(r, STR_EXIT_REASON, (const uint8_t *)rec->text,
+		return trace_reader_set_string(r, STR_EXIT_REASON, (const uint8_t *)rec->text,
 				  strlen(rec->text));
 	}
 	return 0;
@@ -744,14 +646,9 @@ int trace_reader_open(struct trace_reader **rp, const char *path)
 	while ((ret = read_record(r, &rec)) > 0) {
 		if (account(r, &rec))
 			goto fail;
-		/* END is the last record: what follows it (a second copy of
-		 * the records, another run's) is not read as this run's. */
 		if (rec.type == TRACE_REC_END && r->off < r->limit) {
-			if (doubt(r, "%" PRIu64 " bytes follow the END record (not read): records "
-				     "were added after the run",
-				  r->limit - r->off))
+			if (trace_doubt_after_end(r))
 				goto fail;
-			r->limit = r->off;
 			break;
 		}
 	}
