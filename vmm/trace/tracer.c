@@ -65,51 +65,6 @@ static struct patched_site *site_at_rip(struct tracer *t, const struct kvm_regs 
 	return site && site->armed ? site : NULL;
 }
 
-/* Whether this breakpoint exit (a call's or a return's; n of them came
- * before it) times its round trip again: the first TRACER_REST_FIRST,
- * then every rest_every-th; a full array keeps every other sample and
- * halves the rate. */
-static bool rest_sample_due(struct tracer *t, uint64_t n)
-{
-	if (n < TRACER_REST_FIRST)
-		return t->nr_rest_samples < TRACER_REST_FIRST;
-	if (!t->rest_every)
-		t->rest_every = TRACER_REST_EVERY;
-	if (n % t->rest_every)
-		return false;
-	if (t->nr_rest_samples == TRACER_REST_SAMPLES) {
-		for (unsigned i = 0; i < TRACER_REST_SAMPLES / 2; i++)
-			t->rest_samples[i] = t->rest_samples[2 * i];
-		t->nr_rest_samples = TRACER_REST_SAMPLES / 2;
-		t->rest_every *= 2;
-		return n % t->rest_every == 0;
-	}
-	return true;
-}
-
-/* The exit's cost beyond the VMM's work, in the guest's own state: this
- * exit once more, when a sample is due (its time is charged with the rest
- * of the exit). False when the run must stop. */
-static bool time_exit_again(struct tracer *t, struct vcpu *vcpu, const struct kvm_regs *regs)
-{
-	int timed;
-
-	if (!rest_sample_due(t, t->bp_charge.exits))
-		return true;
-	timed = vcpu_time_exit_again(vcpu, regs, &t->rest_samples[t->nr_rest_samples]);
-	if (timed == 0) {
-		t->nr_rest_samples++;
-		t->rest_timed++;
-	} else if (timed == -2) {
-		/* Never resume the guest from registers it has left. */
-		et_error("an exit timed at a breakpoint ended elsewhere (an NMI ran "
-			 "first): the guest's state cannot be resumed");
-		vm_request_stop(&t->m->vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
-		return false;
-	}
-	return true;
-}
-
 /* An int3 exit: ours if it sits on an armed site. Record the call and
  * resume after the site, which is a nop, or a call to __fentry__ that
  * only returns this early (checked: see check_call_sites()). */
@@ -126,7 +81,7 @@ static bool on_int3(void *ctx, struct vcpu *vcpu, struct kvm_regs *regs,
 	/* A return's exit is timed as a call's is (before the return moves
 	 * the registers); a guest's own int3 timed so costs the same. */
 	if (((site && site->kind == PATCH_INT3) || (!site && t->graph.enabled)) &&
-	    !time_exit_again(t, vcpu, regs))
+	    !exit_cost_time_again(&t->cost, vcpu, regs, t->bp_charge.exits))
 		return true;
 	if (!site && t->graph.enabled && graph_on_return(&t->graph, vcpu, regs, sregs, &pg)) {
 		vcpu->charge = &t->bp_charge;
@@ -431,50 +386,6 @@ static int arm_until(struct tracer *t)
 	return guest_debug_set_hw(&t->m->vcpu, MACHINE_HW_BP_UNTIL, addr, on_until, t);
 }
 
-/* What a breakpoint exit costs beyond the VMM's own work, timed with an
- * int3 at the guest's first instruction before it runs (durations are
- * then shown without it: vmm/trace/overhead.h). Only where the guest's
- * TSC is the host's plus an offset: the host's ticks are the guest's. */
-static void time_exits(struct tracer *t)
-{
-	struct vcpu *vcpu = &t->m->vcpu;
-	struct kvm_regs regs;
-	struct kvm_sregs sregs;
-	struct x86_paging pg;
-	uint64_t paddr;
-	uint8_t *code;
-
-	if (!vcpu_guest_tsc_is_free(vcpu) || vcpu_get_regs(vcpu, &regs, &sregs))
-		return;
-	pg = x86_paging_from_sregs(&sregs);
-	if (x86_translate(&t->m->vm.mem, &pg, x86_linear(&sregs, sregs.cs.base, regs.rip), &paddr,
-			  NULL))
-		return;
-	code = guest_mem_ptr(&t->m->vm.mem, paddr, 1);
-	t->exits_timed = code && vcpu_time_int3_exits(vcpu, code, 31, &t->exit_rest_ticks) == 0;
-}
-
-/* The nanoseconds this thread has spent waiting for a CPU on the host's
- * run queues (other processes ran), the second field of schedstat; -1
- * where the host does not say (no CONFIG_SCHED_INFO). The guest's TSC
- * runs on meanwhile: an untraced run is as exposed to it as a traced one,
- * per second, but a traced run is longer and gets more. */
-static int host_wait_ns(uint64_t *ns)
-{
-	FILE *f = fopen("/proc/thread-self/schedstat", "r");
-	unsigned long long run, wait;
-	int ok;
-
-	if (!f)
-		return -1;
-	ok = fscanf(f, "%llu %llu", &run, &wait) == 2;
-	fclose(f);
-	if (!ok)
-		return -1;
-	*ns = wait;
-	return 0;
-}
-
 /* Time zero for every report: the guest TSC as the guest is about to run
  * its first instruction (machine_run() comes right after tracer_attach()).
  * Without it (KVM refused the MSR) reports count from the earliest event. */
@@ -514,7 +425,7 @@ int tracer_attach(struct tracer *t, struct machine *m, const struct trace_option
 	 * existing file. */
 	if (open_output(t))
 		return -1;
-	time_exits(t);
+	exit_cost_time_at_start(&t->cost, &m->vcpu, &m->vm.mem);
 	site_patches_arm(&t->patches, &m->vm.mem);
 	t->capturing = true;
 	if (start_flight_recorder(t))
@@ -525,31 +436,21 @@ int tracer_attach(struct tracer *t, struct machine *m, const struct trace_option
 	if (machine_release_image(m))
 		return -1;
 	/* The vCPU runs on this thread (machine_run). */
-	t->host_wait_known = host_wait_ns(&t->host_wait_ns) == 0;
+	exit_cost_start_waiting(&t->cost);
 	if (write_time_zero(t))
 		return -1;
 	host_waits_attach(&t->waits, m, &t->rec, t->has_origin ? t->origin_tsc : recorder_now(&t->rec));
 	return 0;
 }
 
-static int compare_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 int tracer_finish(struct tracer *t)
 {
 	char reason[sizeof(t->fr.end)], write_error[320];
-	uint64_t dropped, recorded, lost, waited_ns = 0;
-	bool waited_known = t->host_wait_known && host_wait_ns(&waited_ns) == 0 &&
-			    waited_ns >= t->host_wait_ns;
+	uint64_t dropped, recorded, lost;
 	int ret;
 
-	waited_ns = waited_known ? waited_ns - t->host_wait_ns : 0;
-	t->waited_ns = waited_ns;
-	t->waited_known = waited_known;
+	/* First: the wait for a host CPU counts the run, not this. */
+	exit_cost_finish(&t->cost);
 	flight_recorder_stop(&t->fr);
 	tracer_stop_capture(t, NULL);
 	exit_events_detach(&t->exits);
@@ -565,24 +466,20 @@ int tracer_finish(struct tracer *t)
 		  t->kring.not_written;
 	snprintf(reason, sizeof(reason), "%s",
 		 t->fr.end[0] ? t->fr.end : vm_stop_reason_name(vm_stop_reason(&t->m->vm)));
-	/* What the tracer's exits cost the guest, for durations without it:
-	 * the round trip as timed in the run where it could be. */
-	if (t->nr_rest_samples) {
-		qsort(t->rest_samples, t->nr_rest_samples, sizeof(t->rest_samples[0]), compare_u64);
-		t->exit_rest_ticks = t->rest_samples[t->nr_rest_samples / 2];
-	}
+	/* What the tracer's exits cost the guest, for durations without it. */
 	if (vcpu_guest_tsc_is_free(&t->m->vcpu)) {
+		const struct exit_cost *c = &t->cost;
 		const struct trace_overhead ov = {
 			.tsc = recorder_now(&t->rec),
 			.exits = t->bp_charge.exits,
 			.exit_ticks = t->bp_charge.ticks,
 			.drains = t->tramp.drain_charge.exits,
 			.drain_ticks = t->tramp.drain_charge.ticks,
-			.rest_ticks = t->exit_rest_ticks,
-			.waited_ticks = (uint64_t)((unsigned __int128)waited_ns * t->rec.tsc_khz /
+			.rest_ticks = c->exit_rest_ticks,
+			.waited_ticks = (uint64_t)((unsigned __int128)c->waited_ns * t->rec.tsc_khz /
 						   1000000u),
-			.flags = (waited_known && t->rec.tsc_khz ? TRACE_OVERHEAD_WAITED_KNOWN : 0) |
-				 (t->nr_rest_samples ? TRACE_OVERHEAD_REST_IN_RUN : 0),
+			.flags = (c->waited_known && t->rec.tsc_khz ? TRACE_OVERHEAD_WAITED_KNOWN : 0) |
+				 (c->nr_rest_samples ? TRACE_OVERHEAD_REST_IN_RUN : 0),
 		};
 
 		trace_writer_overhead(t->rec.out, &ov);

@@ -72,17 +72,17 @@ void tracer_print_summary(const struct tracer *t, FILE *out, const char *where)
 			 "; the vCPU threads waited %.1f ms for a host CPU (other processes ran; "
 			 "%" PRIu64 " waits, taken out of the durations)",
 			 (double)t->waits.ticks / (double)t->rec.tsc_khz, t->waits.count);
-	else if (t->waited_known)
+	else if (t->cost.waited_known)
 		snprintf(waited, sizeof(waited),
 			 "; the vCPU thread waited %.1f ms for a host CPU (other processes ran; "
 			 "left in the durations)",
-			 (double)t->waited_ns / 1e6);
-	if (t->nr_rest_samples)
+			 (double)t->cost.waited_ns / 1e6);
+	if (t->cost.nr_rest_samples)
 		snprintf(rest_how, sizeof(rest_how), "timed in the run, %" PRIu64 " times",
-			 t->rest_timed);
+			 t->cost.rest_timed);
 	else
 		snprintf(rest_how, sizeof(rest_how), "%s",
-			 t->exits_timed ? "timed at start" : "not timed");
+			 t->cost.exits_timed ? "timed at start" : "not timed");
 	/* The VMM's own work per breakpoint exit, as measured at each. */
 	if (t->bp_charge.exits && t->rec.tsc_khz)
 		fprintf(out,
@@ -91,7 +91,7 @@ void tracer_print_summary(const struct tracer *t, FILE *out, const char *where)
 			t->bp_charge.exits,
 			(double)t->bp_charge.ticks / (double)t->bp_charge.exits * 1000.0 /
 				(double)t->rec.tsc_khz,
-			(double)t->exit_rest_ticks * 1000.0 / (double)t->rec.tsc_khz,
+			(double)t->cost.exit_rest_ticks * 1000.0 / (double)t->rec.tsc_khz,
 			rest_how, waited);
 	else if (waited[0])
 		fprintf(out, "earlytrace: host load: %s\n", waited + 2); /* past "; " */
