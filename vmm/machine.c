@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,155 +24,9 @@
 #include "vmm/error.h"
 #include "vmm/kvm/run_loop.h"
 #include "vmm/loader/initrd.h"
-
-#define KICK_SIGNAL SIGUSR1
+#include "vmm/machine_signals.h"
 
 static void stop_ticker(struct machine *m);
-
-/*
- * Signals. Every signal that would end the process by default and can be
- * caught stops the run instead, so the trace file gets its END and the user
- * a line saying why (docs/reliability.md, "How a run ends"). SIGXFSZ is
- * ignored (main.c): a write past the file size limit fails with EFBIG, which
- * the trace writer handles as a full disk. SIGSEGV and the other faults are
- * the VMM's own bugs and are left alone.
- */
-static const int ending_signals[] = { SIGHUP,  SIGINT,	  SIGQUIT, SIGTERM, SIGALRM,
-				      SIGPIPE, SIGUSR2,	  SIGXCPU, SIGVTALRM, SIGPROF,
-				      SIGIO,   SIGPWR,	  SIGSTKFLT };
-#define NR_ENDING_SIGNALS (sizeof(ending_signals) / sizeof(ending_signals[0]))
-
-/* The machine the signal handlers act on; one run per process. */
-static struct machine *signal_target;
-static struct sigaction saved_actions[NR_ENDING_SIGNALS], saved_kick;
-static bool signals_caught;
-static bool caught_by_run; /* machine_run() caught them itself: it releases them */
-/* The latest ending signal no run has acted on yet; 0 for none. */
-static volatile sig_atomic_t pending_signal;
-/* --timeout's timer is armed: a SIGALRM from the kernel is the timeout. */
-static volatile sig_atomic_t timer_armed;
-
-const char *machine_signal_describe(int sig)
-{
-	switch (sig) {
-	case SIGHUP: return "SIGHUP";
-	case SIGINT: return "SIGINT";
-	case SIGQUIT: return "SIGQUIT";
-	case SIGTERM: return "SIGTERM";
-	case SIGALRM: return "SIGALRM, not --timeout's";
-	case SIGPIPE: return "SIGPIPE: the console's reader went away";
-	case SIGUSR2: return "SIGUSR2";
-	case SIGXCPU: return "SIGXCPU: CPU time limit";
-	case SIGVTALRM: return "SIGVTALRM";
-	case SIGPROF: return "SIGPROF";
-	case SIGIO: return "SIGIO";
-	case SIGPWR: return "SIGPWR";
-	case SIGSTKFLT: return "SIGSTKFLT";
-	default: return "?";
-	}
-}
-
-static void on_stop_signal(int sig, siginfo_t *info, void *ucontext)
-{
-	struct machine *m = signal_target;
-	/* The timer's SIGALRM comes from the kernel; kill(1)'s does not. */
-	bool timeout = sig == SIGALRM && timer_armed && info && info->si_code == SI_KERNEL;
-
-	(void)ucontext;
-	if (!m) {
-		if (!timeout)
-			pending_signal = sig;
-		return;
-	}
-	if (timeout)
-		vm_request_stop(&m->vm, VM_STOP_TIMEOUT, EXIT_STATUS_TIMEOUT);
-	else
-		vm_request_stop_detail(&m->vm, VM_STOP_SIGNAL, EXIT_STATUS_SIGNAL_BASE + sig,
-				       machine_signal_describe(sig));
-	/* The ending signals come to the boot processor's thread (the
-	 * others block them); it stops the rest when its run ends. */
-	vcpu_kick(&m->vcpu);
-}
-
-/* The kicker set the vCPU's immediate_exit already; the signal itself
- * ends a KVM_RUN in progress. */
-static void on_kick_signal(int sig)
-{
-	struct vcpu *vcpu = vcpu_current();
-
-	(void)sig;
-	if (vcpu)
-		vcpu_kick(vcpu);
-}
-
-void machine_signals_catch(void)
-{
-	/* No SA_RESTART: the point is to interrupt KVM_RUN. */
-	struct sigaction stop = { .sa_sigaction = on_stop_signal, .sa_flags = SA_SIGINFO };
-	struct sigaction kick = { .sa_handler = on_kick_signal };
-
-	if (signals_caught)
-		return;
-	pending_signal = 0;
-	for (size_t i = 0; i < NR_ENDING_SIGNALS; i++)
-		sigaction(ending_signals[i], &stop, &saved_actions[i]);
-	sigaction(KICK_SIGNAL, &kick, &saved_kick);
-	signals_caught = true;
-}
-
-int machine_signals_release(void)
-{
-	int sig;
-
-	if (!signals_caught)
-		return 0;
-	for (size_t i = 0; i < NR_ENDING_SIGNALS; i++)
-		sigaction(ending_signals[i], &saved_actions[i], NULL);
-	sigaction(KICK_SIGNAL, &saved_kick, NULL);
-	signals_caught = false;
-	sig = pending_signal;
-	pending_signal = 0;
-	return sig;
-}
-
-static void install_signals(struct machine *m, double timeout_s)
-{
-	caught_by_run = !signals_caught;
-	machine_signals_catch();
-	signal_target = m;
-	/* A signal before the run (while the kernel loaded): stop at once. */
-	if (pending_signal) {
-		int sig = pending_signal;
-
-		pending_signal = 0;
-		vm_request_stop_detail(&m->vm, VM_STOP_SIGNAL, EXIT_STATUS_SIGNAL_BASE + sig,
-				       machine_signal_describe(sig));
-	}
-	if (timeout_s > 0) {
-		struct itimerval t = { .it_value = {
-					       .tv_sec = (time_t)timeout_s,
-					       .tv_usec = (suseconds_t)((timeout_s - (time_t)timeout_s) * 1e6),
-				       } };
-
-		if (!t.it_value.tv_sec && !t.it_value.tv_usec)
-			t.it_value.tv_usec = 1;
-		timer_armed = 1;
-		setitimer(ITIMER_REAL, &t, NULL);
-	}
-}
-
-/* The handlers stay until machine_signals_release(): a signal while the
- * command finishes the trace file is kept for it. */
-static void remove_signals(void)
-{
-	struct itimerval off = { 0 };
-
-	setitimer(ITIMER_REAL, &off, NULL);
-	timer_armed = 0;
-	signal_target = NULL;
-	if (caught_by_run)
-		machine_signals_release();
-}
 
 static void com1_irq(void *ctx, int level)
 {
@@ -455,7 +308,7 @@ static int start_aps(struct machine *m)
 	int err = 0;
 
 	sigfillset(&mask);
-	sigdelset(&mask, KICK_SIGNAL);
+	sigdelset(&mask, MACHINE_KICK_SIGNAL);
 	pthread_sigmask(SIG_SETMASK, &mask, &old);
 	for (unsigned i = 1; i < m->nr_cpus && !err; i++) {
 		err = pthread_create(&m->ap_threads[i - 1], NULL, ap_main, &m->aps[i - 1]);
@@ -481,7 +334,7 @@ static void stop_aps(struct machine *m)
 	pthread_mutex_unlock(&m->kick_lock);
 	for (unsigned i = 1; i <= m->ap_threads_started; i++) {
 		vcpu_kick(&m->aps[i - 1]);
-		pthread_kill(m->ap_threads[i - 1], KICK_SIGNAL);
+		pthread_kill(m->ap_threads[i - 1], MACHINE_KICK_SIGNAL);
 	}
 	for (unsigned i = 1; i <= m->ap_threads_started; i++)
 		pthread_join(m->ap_threads[i - 1], NULL);
@@ -497,13 +350,14 @@ int machine_run(struct machine *m)
 {
 	int status = EXIT_STATUS_ERROR;
 
-	install_signals(m, m->opts->timeout_s);
+	machine_signals_install(m, m->opts->timeout_s);
 	m->run_thread = pthread_self();
 	m->vm.exit_lock_on = m->nr_cpus > 1;
 	m->vm.kick = kick_from_vm;
 	m->vm.kick_ctx = m;
 	atomic_store(&m->running, true);
-	if (console_start(&m->console, &m->com1, &m->vm, KICK_SIGNAL) == 0 && start_aps(m) == 0) {
+	if (console_start(&m->console, &m->com1, &m->vm, MACHINE_KICK_SIGNAL) == 0 &&
+	    start_aps(m) == 0) {
 		bool ok = vcpu_run(&m->vcpu) == 0;
 
 		stop_aps(m);
@@ -527,7 +381,7 @@ int machine_run(struct machine *m)
 	atomic_store(&m->running, false);
 	pthread_mutex_unlock(&m->kick_lock);
 	m->vm.kick = NULL;
-	remove_signals();
+	machine_signals_remove();
 	return status;
 }
 
@@ -539,7 +393,8 @@ void machine_kick_vcpu(struct machine *m, struct vcpu *vcpu)
 	 * thread is there to take it. */
 	pthread_mutex_lock(&m->kick_lock);
 	if (atomic_load(&m->running) && vcpu->id <= m->ap_threads_started)
-		pthread_kill(vcpu->id ? m->ap_threads[vcpu->id - 1] : m->run_thread, KICK_SIGNAL);
+		pthread_kill(vcpu->id ? m->ap_threads[vcpu->id - 1] : m->run_thread,
+			     MACHINE_KICK_SIGNAL);
 	pthread_mutex_unlock(&m->kick_lock);
 }
 
