@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "arch/x86/pc_ports.h"
@@ -25,8 +24,7 @@
 #include "vmm/kvm/run_loop.h"
 #include "vmm/loader/initrd.h"
 #include "vmm/machine_signals.h"
-
-static void stop_ticker(struct machine *m);
+#include "vmm/machine_ticker.h"
 
 static void com1_irq(void *ctx, int level)
 {
@@ -376,7 +374,7 @@ int machine_run(struct machine *m)
 		console_stop(&m->console);
 		et_print_error();
 	}
-	stop_ticker(m);
+	machine_ticker_stop(m);
 	pthread_mutex_lock(&m->kick_lock);
 	atomic_store(&m->running, false);
 	pthread_mutex_unlock(&m->kick_lock);
@@ -404,83 +402,9 @@ void machine_kick(struct machine *m)
 		machine_kick_vcpu(m, machine_vcpu(m, i));
 }
 
-static void *ticker_main(void *arg)
-{
-	struct machine *m = arg;
-	struct timespec period = {
-		.tv_sec = (time_t)m->ticker.period_s,
-		.tv_nsec = (long)((m->ticker.period_s - (double)(time_t)m->ticker.period_s) * 1e9),
-	};
-
-	while (!atomic_load(&m->ticker.stop)) {
-		nanosleep(&period, NULL);
-		if (atomic_load(&m->ticker.stop))
-			break;
-		__atomic_store_n(&m->vcpu.work_pending, 1, __ATOMIC_RELEASE);
-		machine_kick_vcpu(m, &m->vcpu);
-		/* The next period starts when this work is done: a request
-		 * every period regardless would, once the work takes longer
-		 * than the period, leave the guest no time to run at all. */
-		while (sem_wait(&m->ticker.done) && errno == EINTR)
-			;
-	}
-	return NULL;
-}
-
-/* The periodic work, in the vCPU's thread; then the ticker may go on. */
-static void ticker_work(void *ctx, struct vcpu *vcpu)
-{
-	struct machine *m = ctx;
-
-	m->ticker.fn(m->ticker.ctx, vcpu);
-	sem_post(&m->ticker.done);
-}
-
-int machine_every(struct machine *m, double period_s, void (*fn)(void *ctx, struct vcpu *vcpu),
-		  void *ctx)
-{
-	sigset_t all, old;
-	int err;
-
-	if (m->ticker.started)
-		return et_error("one periodic task per machine");
-	if (sem_init(&m->ticker.done, 0, 0))
-		return et_error_errno("cannot start the periodic reader");
-	m->ticker.fn = fn;
-	m->ticker.ctx = ctx;
-	m->vcpu.work_fn = ticker_work;
-	m->vcpu.work_ctx = m;
-	m->ticker.period_s = period_s;
-	atomic_store(&m->ticker.stop, false);
-	/* The VMM's signals are for the vCPU thread, never this one. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(&m->ticker.thread, NULL, ticker_main, m);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err) {
-		sem_destroy(&m->ticker.done);
-		errno = err;
-		return et_error_errno("cannot start the periodic reader's thread");
-	}
-	m->ticker.started = true;
-	return 0;
-}
-
-static void stop_ticker(struct machine *m)
-{
-	if (!m->ticker.started)
-		return;
-	atomic_store(&m->ticker.stop, true);
-	sem_post(&m->ticker.done); /* a ticker waiting on work that will not run */
-	pthread_join(m->ticker.thread, NULL);
-	sem_destroy(&m->ticker.done);
-	m->ticker.started = false;
-	m->vcpu.work_fn = NULL;
-}
-
 void machine_destroy(struct machine *m)
 {
-	stop_ticker(m);
+	machine_ticker_stop(m);
 	symbols_free(&m->symbols);
 	for (unsigned i = 1; i < m->nr_cpus; i++)
 		if (m->aps[i - 1].fd >= 0)
