@@ -3,12 +3,13 @@
  * The virtual machine earlytrace builds for a kernel: the KVM VM and its
  * vCPU, the devices, the loaded kernel and its symbols. Commands create
  * one from their options, may attach a tracer, run it, and destroy it.
+ * Its parts with a job of their own: the application processors' threads
+ * (machine_aps.c), the signals and --timeout (machine_signals.c), the
+ * periodic work thread (machine_ticker.c).
  */
 #include "vmm/machine.h"
 
-#include <errno.h>
 #include <malloc.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "vmm/error.h"
 #include "vmm/kvm/run_loop.h"
 #include "vmm/loader/initrd.h"
+#include "vmm/machine_aps.h"
 #include "vmm/machine_signals.h"
 #include "vmm/machine_ticker.h"
 
@@ -224,32 +226,6 @@ static int exit_status_for(struct machine *m, double timeout_s)
 	return status;
 }
 
-/* vCPUs 1..N-1, waiting for INIT and SIPI (KVM's reset state for a vCPU
- * other than 0 beside an in-kernel local APIC). */
-static int create_aps(struct machine *m, const struct run_options *o)
-{
-	unsigned want = o->nr_cpus ? o->nr_cpus : 1, most = vm_recommended_vcpus(&m->vm);
-
-	if (want > most)
-		return et_error("--cpus %u: KVM here recommends at most %u vCPUs "
-				"(KVM_CAP_NR_VCPUS)", want, most);
-	if (want == 1)
-		return 0;
-	m->aps = calloc(want - 1, sizeof(*m->aps));
-	m->ap_threads = calloc(want - 1, sizeof(*m->ap_threads));
-	if (!m->aps || !m->ap_threads)
-		return et_error("out of memory");
-	for (unsigned i = 1; i < want; i++) {
-		m->aps[i - 1].fd = -1;
-		if (vcpu_create(&m->aps[i - 1], &m->vm, i, m->model))
-			return -1;
-		m->nr_cpus = i + 1;
-		if (vcpu_set_firmware_msrs(&m->aps[i - 1]))
-			return -1;
-	}
-	return 0;
-}
-
 int machine_create(struct machine *m, const struct run_options *o)
 {
 	enum boot_protocol protocol;
@@ -269,7 +245,7 @@ int machine_create(struct machine *m, const struct run_options *o)
 		goto fail;
 	if (vm_create(&m->vm, o->mem_size))
 		goto fail;
-	if (vcpu_create(&m->vcpu, &m->vm, 0, m->model) || create_aps(m, o))
+	if (vcpu_create(&m->vcpu, &m->vm, 0, m->model) || machine_create_aps(m, o))
 		goto fail;
 	if (attach_devices(m) || load_guest(m, o, m->model, protocol) || load_symbols(m, o) ||
 	    nmi_at_start(m))
@@ -285,58 +261,6 @@ int machine_create(struct machine *m, const struct run_options *o)
 fail:
 	machine_destroy(m);
 	return -1;
-}
-
-/* An application processor's thread: its run, then the others told. */
-static void *ap_main(void *arg)
-{
-	struct vcpu *vcpu = arg;
-
-	if (vcpu_run(vcpu))
-		et_print_error();
-	vm_kick_others(vcpu->vm, vcpu);
-	return NULL;
-}
-
-/* Every ending signal goes to the boot processor's thread: the APs' block
- * them (the kick signal stays open). */
-static int start_aps(struct machine *m)
-{
-	sigset_t mask, old;
-	int err = 0;
-
-	sigfillset(&mask);
-	sigdelset(&mask, MACHINE_KICK_SIGNAL);
-	pthread_sigmask(SIG_SETMASK, &mask, &old);
-	for (unsigned i = 1; i < m->nr_cpus && !err; i++) {
-		err = pthread_create(&m->ap_threads[i - 1], NULL, ap_main, &m->aps[i - 1]);
-		if (!err)
-			m->ap_threads_started = i;
-	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err) {
-		errno = err;
-		return et_error_errno("cannot start a vCPU thread");
-	}
-	return 0;
-}
-
-/* All vCPUs stop together: whichever ended the run, the rest leave
- * KVM_RUN (a halted AP too) and their threads end. */
-static void stop_aps(struct machine *m)
-{
-	if (!m->ap_threads_started)
-		return;
-	pthread_mutex_lock(&m->kick_lock);
-	atomic_store(&m->running, false);
-	pthread_mutex_unlock(&m->kick_lock);
-	for (unsigned i = 1; i <= m->ap_threads_started; i++) {
-		vcpu_kick(&m->aps[i - 1]);
-		pthread_kill(m->ap_threads[i - 1], MACHINE_KICK_SIGNAL);
-	}
-	for (unsigned i = 1; i <= m->ap_threads_started; i++)
-		pthread_join(m->ap_threads[i - 1], NULL);
-	m->ap_threads_started = 0;
 }
 
 static void kick_from_vm(void *ctx, struct vcpu *vcpu)
@@ -355,10 +279,10 @@ int machine_run(struct machine *m)
 	m->vm.kick_ctx = m;
 	atomic_store(&m->running, true);
 	if (console_start(&m->console, &m->com1, &m->vm, MACHINE_KICK_SIGNAL) == 0 &&
-	    start_aps(m) == 0) {
+	    machine_start_aps(m) == 0) {
 		bool ok = vcpu_run(&m->vcpu) == 0;
 
-		stop_aps(m);
+		machine_stop_aps(m);
 		console_stop(&m->console);
 		/* The reset vector's code resets through the reset control
 		 * register: name the path the kernel took. */
@@ -370,7 +294,7 @@ int machine_run(struct machine *m)
 			et_print_error();
 	} else {
 		vm_request_stop(&m->vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
-		stop_aps(m);
+		machine_stop_aps(m);
 		console_stop(&m->console);
 		et_print_error();
 	}
@@ -381,25 +305,6 @@ int machine_run(struct machine *m)
 	m->vm.kick = NULL;
 	machine_signals_remove();
 	return status;
-}
-
-void machine_kick_vcpu(struct machine *m, struct vcpu *vcpu)
-{
-	vcpu_kick(vcpu);
-	/* The signal takes a KVM_RUN that sleeps in a halt out of it; only
-	 * while machine_run() has its handler installed and the vCPU's
-	 * thread is there to take it. */
-	pthread_mutex_lock(&m->kick_lock);
-	if (atomic_load(&m->running) && vcpu->id <= m->ap_threads_started)
-		pthread_kill(vcpu->id ? m->ap_threads[vcpu->id - 1] : m->run_thread,
-			     MACHINE_KICK_SIGNAL);
-	pthread_mutex_unlock(&m->kick_lock);
-}
-
-void machine_kick(struct machine *m)
-{
-	for (unsigned i = 0; i < m->nr_cpus; i++)
-		machine_kick_vcpu(m, machine_vcpu(m, i));
 }
 
 void machine_destroy(struct machine *m)
