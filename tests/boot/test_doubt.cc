@@ -10,6 +10,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -105,6 +106,12 @@ const Tampering tamperings[] = {
 	{ "RecordsRepeatedAfterEnd", repeat_records_after_end, 40,
 	  "follow the END record (not read)", "follow the END record" },
 };
+
+// A failing case names its tampering, not its bytes.
+void PrintTo(const Tampering &t, std::ostream *os)
+{
+	*os << t.name;
+}
 
 class TamperedFile : public ::testing::TestWithParam<Tampering> {};
 
