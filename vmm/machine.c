@@ -3,17 +3,16 @@
  * The virtual machine earlytrace builds for a kernel: the KVM VM and its
  * vCPU, the devices, the loaded kernel and its symbols. Commands create
  * one from their options, may attach a tracer, run it, and destroy it.
+ * Its parts with a job of their own: the application processors' threads
+ * (machine_aps.c), the signals and --timeout (machine_signals.c), the
+ * periodic work thread (machine_ticker.c).
  */
 #include "vmm/machine.h"
 
-#include <errno.h>
 #include <malloc.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "arch/x86/pc_ports.h"
@@ -25,155 +24,9 @@
 #include "vmm/error.h"
 #include "vmm/kvm/run_loop.h"
 #include "vmm/loader/initrd.h"
-
-#define KICK_SIGNAL SIGUSR1
-
-static void stop_ticker(struct machine *m);
-
-/*
- * Signals. Every signal that would end the process by default and can be
- * caught stops the run instead, so the trace file gets its END and the user
- * a line saying why (docs/reliability.md, "How a run ends"). SIGXFSZ is
- * ignored (main.c): a write past the file size limit fails with EFBIG, which
- * the trace writer handles as a full disk. SIGSEGV and the other faults are
- * the VMM's own bugs and are left alone.
- */
-static const int ending_signals[] = { SIGHUP,  SIGINT,	  SIGQUIT, SIGTERM, SIGALRM,
-				      SIGPIPE, SIGUSR2,	  SIGXCPU, SIGVTALRM, SIGPROF,
-				      SIGIO,   SIGPWR,	  SIGSTKFLT };
-#define NR_ENDING_SIGNALS (sizeof(ending_signals) / sizeof(ending_signals[0]))
-
-/* The machine the signal handlers act on; one run per process. */
-static struct machine *signal_target;
-static struct sigaction saved_actions[NR_ENDING_SIGNALS], saved_kick;
-static bool signals_caught;
-static bool caught_by_run; /* machine_run() caught them itself: it releases them */
-/* The latest ending signal no run has acted on yet; 0 for none. */
-static volatile sig_atomic_t pending_signal;
-/* --timeout's timer is armed: a SIGALRM from the kernel is the timeout. */
-static volatile sig_atomic_t timer_armed;
-
-const char *machine_signal_describe(int sig)
-{
-	switch (sig) {
-	case SIGHUP: return "SIGHUP";
-	case SIGINT: return "SIGINT";
-	case SIGQUIT: return "SIGQUIT";
-	case SIGTERM: return "SIGTERM";
-	case SIGALRM: return "SIGALRM, not --timeout's";
-	case SIGPIPE: return "SIGPIPE: the console's reader went away";
-	case SIGUSR2: return "SIGUSR2";
-	case SIGXCPU: return "SIGXCPU: CPU time limit";
-	case SIGVTALRM: return "SIGVTALRM";
-	case SIGPROF: return "SIGPROF";
-	case SIGIO: return "SIGIO";
-	case SIGPWR: return "SIGPWR";
-	case SIGSTKFLT: return "SIGSTKFLT";
-	default: return "?";
-	}
-}
-
-static void on_stop_signal(int sig, siginfo_t *info, void *ucontext)
-{
-	struct machine *m = signal_target;
-	/* The timer's SIGALRM comes from the kernel; kill(1)'s does not. */
-	bool timeout = sig == SIGALRM && timer_armed && info && info->si_code == SI_KERNEL;
-
-	(void)ucontext;
-	if (!m) {
-		if (!timeout)
-			pending_signal = sig;
-		return;
-	}
-	if (timeout)
-		vm_request_stop(&m->vm, VM_STOP_TIMEOUT, EXIT_STATUS_TIMEOUT);
-	else
-		vm_request_stop_detail(&m->vm, VM_STOP_SIGNAL, EXIT_STATUS_SIGNAL_BASE + sig,
-				       machine_signal_describe(sig));
-	/* The ending signals come to the boot processor's thread (the
-	 * others block them); it stops the rest when its run ends. */
-	vcpu_kick(&m->vcpu);
-}
-
-/* The kicker set the vCPU's immediate_exit already; the signal itself
- * ends a KVM_RUN in progress. */
-static void on_kick_signal(int sig)
-{
-	struct vcpu *vcpu = vcpu_current();
-
-	(void)sig;
-	if (vcpu)
-		vcpu_kick(vcpu);
-}
-
-void machine_signals_catch(void)
-{
-	/* No SA_RESTART: the point is to interrupt KVM_RUN. */
-	struct sigaction stop = { .sa_sigaction = on_stop_signal, .sa_flags = SA_SIGINFO };
-	struct sigaction kick = { .sa_handler = on_kick_signal };
-
-	if (signals_caught)
-		return;
-	pending_signal = 0;
-	for (size_t i = 0; i < NR_ENDING_SIGNALS; i++)
-		sigaction(ending_signals[i], &stop, &saved_actions[i]);
-	sigaction(KICK_SIGNAL, &kick, &saved_kick);
-	signals_caught = true;
-}
-
-int machine_signals_release(void)
-{
-	int sig;
-
-	if (!signals_caught)
-		return 0;
-	for (size_t i = 0; i < NR_ENDING_SIGNALS; i++)
-		sigaction(ending_signals[i], &saved_actions[i], NULL);
-	sigaction(KICK_SIGNAL, &saved_kick, NULL);
-	signals_caught = false;
-	sig = pending_signal;
-	pending_signal = 0;
-	return sig;
-}
-
-static void install_signals(struct machine *m, double timeout_s)
-{
-	caught_by_run = !signals_caught;
-	machine_signals_catch();
-	signal_target = m;
-	/* A signal before the run (while the kernel loaded): stop at once. */
-	if (pending_signal) {
-		int sig = pending_signal;
-
-		pending_signal = 0;
-		vm_request_stop_detail(&m->vm, VM_STOP_SIGNAL, EXIT_STATUS_SIGNAL_BASE + sig,
-				       machine_signal_describe(sig));
-	}
-	if (timeout_s > 0) {
-		struct itimerval t = { .it_value = {
-					       .tv_sec = (time_t)timeout_s,
-					       .tv_usec = (suseconds_t)((timeout_s - (time_t)timeout_s) * 1e6),
-				       } };
-
-		if (!t.it_value.tv_sec && !t.it_value.tv_usec)
-			t.it_value.tv_usec = 1;
-		timer_armed = 1;
-		setitimer(ITIMER_REAL, &t, NULL);
-	}
-}
-
-/* The handlers stay until machine_signals_release(): a signal while the
- * command finishes the trace file is kept for it. */
-static void remove_signals(void)
-{
-	struct itimerval off = { 0 };
-
-	setitimer(ITIMER_REAL, &off, NULL);
-	timer_armed = 0;
-	signal_target = NULL;
-	if (caught_by_run)
-		machine_signals_release();
-}
+#include "vmm/machine_aps.h"
+#include "vmm/machine_signals.h"
+#include "vmm/machine_ticker.h"
 
 static void com1_irq(void *ctx, int level)
 {
@@ -373,32 +226,6 @@ static int exit_status_for(struct machine *m, double timeout_s)
 	return status;
 }
 
-/* vCPUs 1..N-1, waiting for INIT and SIPI (KVM's reset state for a vCPU
- * other than 0 beside an in-kernel local APIC). */
-static int create_aps(struct machine *m, const struct run_options *o)
-{
-	unsigned want = o->nr_cpus ? o->nr_cpus : 1, most = vm_recommended_vcpus(&m->vm);
-
-	if (want > most)
-		return et_error("--cpus %u: KVM here recommends at most %u vCPUs "
-				"(KVM_CAP_NR_VCPUS)", want, most);
-	if (want == 1)
-		return 0;
-	m->aps = calloc(want - 1, sizeof(*m->aps));
-	m->ap_threads = calloc(want - 1, sizeof(*m->ap_threads));
-	if (!m->aps || !m->ap_threads)
-		return et_error("out of memory");
-	for (unsigned i = 1; i < want; i++) {
-		m->aps[i - 1].fd = -1;
-		if (vcpu_create(&m->aps[i - 1], &m->vm, i, m->model))
-			return -1;
-		m->nr_cpus = i + 1;
-		if (vcpu_set_firmware_msrs(&m->aps[i - 1]))
-			return -1;
-	}
-	return 0;
-}
-
 int machine_create(struct machine *m, const struct run_options *o)
 {
 	enum boot_protocol protocol;
@@ -418,7 +245,7 @@ int machine_create(struct machine *m, const struct run_options *o)
 		goto fail;
 	if (vm_create(&m->vm, o->mem_size))
 		goto fail;
-	if (vcpu_create(&m->vcpu, &m->vm, 0, m->model) || create_aps(m, o))
+	if (vcpu_create(&m->vcpu, &m->vm, 0, m->model) || machine_create_aps(m, o))
 		goto fail;
 	if (attach_devices(m) || load_guest(m, o, m->model, protocol) || load_symbols(m, o) ||
 	    nmi_at_start(m))
@@ -436,58 +263,6 @@ fail:
 	return -1;
 }
 
-/* An application processor's thread: its run, then the others told. */
-static void *ap_main(void *arg)
-{
-	struct vcpu *vcpu = arg;
-
-	if (vcpu_run(vcpu))
-		et_print_error();
-	vm_kick_others(vcpu->vm, vcpu);
-	return NULL;
-}
-
-/* Every ending signal goes to the boot processor's thread: the APs' block
- * them (the kick signal stays open). */
-static int start_aps(struct machine *m)
-{
-	sigset_t mask, old;
-	int err = 0;
-
-	sigfillset(&mask);
-	sigdelset(&mask, KICK_SIGNAL);
-	pthread_sigmask(SIG_SETMASK, &mask, &old);
-	for (unsigned i = 1; i < m->nr_cpus && !err; i++) {
-		err = pthread_create(&m->ap_threads[i - 1], NULL, ap_main, &m->aps[i - 1]);
-		if (!err)
-			m->ap_threads_started = i;
-	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err) {
-		errno = err;
-		return et_error_errno("cannot start a vCPU thread");
-	}
-	return 0;
-}
-
-/* All vCPUs stop together: whichever ended the run, the rest leave
- * KVM_RUN (a halted AP too) and their threads end. */
-static void stop_aps(struct machine *m)
-{
-	if (!m->ap_threads_started)
-		return;
-	pthread_mutex_lock(&m->kick_lock);
-	atomic_store(&m->running, false);
-	pthread_mutex_unlock(&m->kick_lock);
-	for (unsigned i = 1; i <= m->ap_threads_started; i++) {
-		vcpu_kick(&m->aps[i - 1]);
-		pthread_kill(m->ap_threads[i - 1], KICK_SIGNAL);
-	}
-	for (unsigned i = 1; i <= m->ap_threads_started; i++)
-		pthread_join(m->ap_threads[i - 1], NULL);
-	m->ap_threads_started = 0;
-}
-
 static void kick_from_vm(void *ctx, struct vcpu *vcpu)
 {
 	machine_kick_vcpu(ctx, vcpu);
@@ -497,16 +272,17 @@ int machine_run(struct machine *m)
 {
 	int status = EXIT_STATUS_ERROR;
 
-	install_signals(m, m->opts->timeout_s);
+	machine_signals_install(m, m->opts->timeout_s);
 	m->run_thread = pthread_self();
 	m->vm.exit_lock_on = m->nr_cpus > 1;
 	m->vm.kick = kick_from_vm;
 	m->vm.kick_ctx = m;
 	atomic_store(&m->running, true);
-	if (console_start(&m->console, &m->com1, &m->vm, KICK_SIGNAL) == 0 && start_aps(m) == 0) {
+	if (console_start(&m->console, &m->com1, &m->vm, MACHINE_KICK_SIGNAL) == 0 &&
+	    machine_start_aps(m) == 0) {
 		bool ok = vcpu_run(&m->vcpu) == 0;
 
-		stop_aps(m);
+		machine_stop_aps(m);
 		console_stop(&m->console);
 		/* The reset vector's code resets through the reset control
 		 * register: name the path the kernel took. */
@@ -518,114 +294,22 @@ int machine_run(struct machine *m)
 			et_print_error();
 	} else {
 		vm_request_stop(&m->vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
-		stop_aps(m);
+		machine_stop_aps(m);
 		console_stop(&m->console);
 		et_print_error();
 	}
-	stop_ticker(m);
+	machine_ticker_stop(m);
 	pthread_mutex_lock(&m->kick_lock);
 	atomic_store(&m->running, false);
 	pthread_mutex_unlock(&m->kick_lock);
 	m->vm.kick = NULL;
-	remove_signals();
+	machine_signals_remove();
 	return status;
-}
-
-void machine_kick_vcpu(struct machine *m, struct vcpu *vcpu)
-{
-	vcpu_kick(vcpu);
-	/* The signal takes a KVM_RUN that sleeps in a halt out of it; only
-	 * while machine_run() has its handler installed and the vCPU's
-	 * thread is there to take it. */
-	pthread_mutex_lock(&m->kick_lock);
-	if (atomic_load(&m->running) && vcpu->id <= m->ap_threads_started)
-		pthread_kill(vcpu->id ? m->ap_threads[vcpu->id - 1] : m->run_thread, KICK_SIGNAL);
-	pthread_mutex_unlock(&m->kick_lock);
-}
-
-void machine_kick(struct machine *m)
-{
-	for (unsigned i = 0; i < m->nr_cpus; i++)
-		machine_kick_vcpu(m, machine_vcpu(m, i));
-}
-
-static void *ticker_main(void *arg)
-{
-	struct machine *m = arg;
-	struct timespec period = {
-		.tv_sec = (time_t)m->ticker.period_s,
-		.tv_nsec = (long)((m->ticker.period_s - (double)(time_t)m->ticker.period_s) * 1e9),
-	};
-
-	while (!atomic_load(&m->ticker.stop)) {
-		nanosleep(&period, NULL);
-		if (atomic_load(&m->ticker.stop))
-			break;
-		__atomic_store_n(&m->vcpu.work_pending, 1, __ATOMIC_RELEASE);
-		machine_kick_vcpu(m, &m->vcpu);
-		/* The next period starts when this work is done: a request
-		 * every period regardless would, once the work takes longer
-		 * than the period, leave the guest no time to run at all. */
-		while (sem_wait(&m->ticker.done) && errno == EINTR)
-			;
-	}
-	return NULL;
-}
-
-/* The periodic work, in the vCPU's thread; then the ticker may go on. */
-static void ticker_work(void *ctx, struct vcpu *vcpu)
-{
-	struct machine *m = ctx;
-
-	m->ticker.fn(m->ticker.ctx, vcpu);
-	sem_post(&m->ticker.done);
-}
-
-int machine_every(struct machine *m, double period_s, void (*fn)(void *ctx, struct vcpu *vcpu),
-		  void *ctx)
-{
-	sigset_t all, old;
-	int err;
-
-	if (m->ticker.started)
-		return et_error("one periodic task per machine");
-	if (sem_init(&m->ticker.done, 0, 0))
-		return et_error_errno("cannot start the periodic reader");
-	m->ticker.fn = fn;
-	m->ticker.ctx = ctx;
-	m->vcpu.work_fn = ticker_work;
-	m->vcpu.work_ctx = m;
-	m->ticker.period_s = period_s;
-	atomic_store(&m->ticker.stop, false);
-	/* The VMM's signals are for the vCPU thread, never this one. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = pthread_create(&m->ticker.thread, NULL, ticker_main, m);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err) {
-		sem_destroy(&m->ticker.done);
-		errno = err;
-		return et_error_errno("cannot start the periodic reader's thread");
-	}
-	m->ticker.started = true;
-	return 0;
-}
-
-static void stop_ticker(struct machine *m)
-{
-	if (!m->ticker.started)
-		return;
-	atomic_store(&m->ticker.stop, true);
-	sem_post(&m->ticker.done); /* a ticker waiting on work that will not run */
-	pthread_join(m->ticker.thread, NULL);
-	sem_destroy(&m->ticker.done);
-	m->ticker.started = false;
-	m->vcpu.work_fn = NULL;
 }
 
 void machine_destroy(struct machine *m)
 {
-	stop_ticker(m);
+	machine_ticker_stop(m);
 	symbols_free(&m->symbols);
 	for (unsigned i = 1; i < m->nr_cpus; i++)
 		if (m->aps[i - 1].fd >= 0)

@@ -86,18 +86,38 @@ TEST(Progress, NothingGoesToAPipe)
 	close(fds[0]);
 }
 
+namespace {
+
+// The progress line on a terminal (a pty) for 1.3 s, sampled every 50 ms
+// by `sampler` (the line waits for a second of quiet console); with
+// `other_output`, other output comes just before it stops. What the
+// terminal received.
+void on_a_terminal(void (*sampler)(void *ctx, progress_sample *s), Counters *c,
+		   bool other_output, std::string *shown)
+{
+	int master, slave;
+	ASSERT_EQ(openpty(&master, &slave, nullptr, nullptr, nullptr), 0);
+	progress p;
+	ASSERT_EQ(progress_start(&p, slave, 0.05, sampler, c), 0);
+	EXPECT_TRUE(p.started);
+	usleep(1300 * 1000);
+	if (other_output)
+		progress_before_output(&p);
+	progress_stop(&p);
+	*shown = drain(master);
+	close(slave);
+	close(master);
+}
+
+} // namespace
+
 TEST(Progress, ATerminalSeesTheLineAndItsErasure)
 {
 	Term term;
-	int master, slave;
-	ASSERT_EQ(openpty(&master, &slave, nullptr, nullptr, nullptr), 0);
 	Counters c;
-	progress p;
-	ASSERT_EQ(progress_start(&p, slave, 0.05, sample, &c), 0);
-	ASSERT_TRUE(p.started);
-	usleep(1300 * 1000); // the line waits for a second of quiet console
-	progress_stop(&p);
-	std::string shown = drain(master);
+	std::string shown;
+	on_a_terminal(sample, &c, false, &shown);
+	ASSERT_FALSE(HasFatalFailure());
 	EXPECT_NE(shown.find("\r\033[Kearlytrace: "), std::string::npos) << shown;
 	EXPECT_NE(shown.find(" events ("), std::string::npos) << shown;
 	EXPECT_NE(shown.find("3 dropped, last event at 1.500 s guest time"), std::string::npos)
@@ -106,8 +126,6 @@ TEST(Progress, ATerminalSeesTheLineAndItsErasure)
 	// Stopping leaves an erased line: nothing of it stays on the screen.
 	ASSERT_GE(shown.size(), 4u);
 	EXPECT_EQ(shown.substr(shown.size() - 4), "\r\033[K") << shown;
-	close(slave);
-	close(master);
 }
 
 void busy_console(void *ctx, progress_sample *s)
@@ -119,31 +137,36 @@ void busy_console(void *ctx, progress_sample *s)
 TEST(Progress, AConsoleThatKeepsPrintingKeepsTheLineAway)
 {
 	Term term;
-	int master, slave;
-	ASSERT_EQ(openpty(&master, &slave, nullptr, nullptr, nullptr), 0);
 	Counters c;
-	progress p;
-	ASSERT_EQ(progress_start(&p, slave, 0.05, busy_console, &c), 0);
-	usleep(1300 * 1000);
-	progress_before_output(&p); // nothing shown: nothing to erase
-	progress_stop(&p);
+	std::string shown;
+	// Other output: nothing shown, so nothing to erase.
+	on_a_terminal(busy_console, &c, true, &shown);
+	ASSERT_FALSE(HasFatalFailure());
 	EXPECT_GT(c.events, 10000u); // it did sample
-	EXPECT_EQ(drain(master), "");
-	close(slave);
-	close(master);
+	EXPECT_EQ(shown, "");
 }
 
+// The line's text without and with a guest time.
 TEST(Progress, LineText)
 {
-	progress_sample s{};
-	s.events = 203456;
-	s.dropped = 0;
-	char buf[256];
-	progress_format(buf, sizeof(buf), 14.24, &s, 14530.4);
-	EXPECT_STREQ(buf, "earlytrace: 14.2 s, 203456 events (14530/s), 0 dropped");
-	s.has_time = true;
-	s.guest_ns = 13901234567;
-	progress_format(buf, sizeof(buf), 14.24, &s, 14530.4);
-	EXPECT_STREQ(buf, "earlytrace: 14.2 s, 203456 events (14530/s), 0 dropped, last event at "
-			  "13.901 s guest time");
+	static const struct {
+		bool has_time;
+		uint64_t guest_ns;
+		const char *line;
+	} cases[] = {
+		{ false, 0, "earlytrace: 14.2 s, 203456 events (14530/s), 0 dropped" },
+		{ true, 13901234567,
+		  "earlytrace: 14.2 s, 203456 events (14530/s), 0 dropped, last event at "
+		  "13.901 s guest time" },
+	};
+	for (const auto &c : cases) {
+		progress_sample s{};
+		s.events = 203456;
+		s.dropped = 0;
+		s.has_time = c.has_time;
+		s.guest_ns = c.guest_ns;
+		char buf[256];
+		progress_format(buf, sizeof(buf), 14.24, &s, 14530.4);
+		EXPECT_STREQ(buf, c.line);
+	}
 }

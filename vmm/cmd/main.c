@@ -27,7 +27,7 @@ int main(int argc, char **argv)
 
 	/* A write to a closed pipe or past the file size limit fails with
 	 * EPIPE or EFBIG, which every writer reports, instead of killing the
-	 * process without a word (a run catches SIGPIPE: machine.c). */
+	 * process without a word (a run catches SIGPIPE: machine_signals.c). */
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGXFSZ, SIG_IGN);
 	if (!cmd) {

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Trace file reader. Files are untrusted: every length is checked against
- * the record, the file and TRACE_MAX_PAYLOAD before anything is read, and
- * every record's CRC is verified before its payload is looked at. Records
- * are streamed through one payload buffer, so memory stays bounded by the
- * largest record plus the symbols and notes.
+ * Trace file reader: opens a file and reads it record by record. Files are
+ * untrusted: every length is checked against the record, the file and
+ * TRACE_MAX_PAYLOAD before anything is read, and every record's CRC is
+ * verified before its payload is looked at. Records are streamed through
+ * one payload buffer, so memory stays bounded by the largest record plus
+ * the symbols and notes. What the opening pass learns from the records is
+ * trace_scan.c's; the checks against the file's own END, trace_doubt.c's.
  */
 #include "vmm/trace/trace_file.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,81 +19,12 @@
 #include <zlib.h>
 
 #include "vmm/error.h"
+#include "vmm/trace/trace_doubt.h"
+#include "vmm/trace/trace_reader_internal.h"
+#include "vmm/trace/trace_scan.h"
 #include "vmm/util/input_file.h"
 
-struct name_block {
-	struct name_block *next;
-	char names[];
-};
-
-struct trace_reader {
-	FILE *f;
-	char *path;
-	uint64_t file_size;
-	uint64_t first_record; /* offset of the first record */
-	uint64_t limit;	       /* end of the validated part */
-	uint64_t off;	       /* next record */
-	uint64_t fpos;	       /* where f stands after the last record read
-				* (0: unknown), so reading on needs no seek */
-	uint8_t *buf;	       /* payload + CRC + NUL */
-	size_t cap;
-	bool scanning;
-
-	struct trace_info info;
-	char *strings[9]; /* owned info strings */
-	struct symtab tab;
-	size_t tab_cap;
-	struct name_block *names;
-	struct trace_note *notes;
-	size_t nr_notes, notes_cap;
-	struct trace_wait *waits;
-	size_t waits_cap;
-	/* Each DROPS reason is its own running total (the host buffer's, the
-	 * guest ring's, the kernel ring's): its last total, by reason. */
-	struct drop_stream {
-		char *reason;
-		uint64_t total;
-	} *drops;
-	size_t nr_drops;
-	/* Where each run of events in TSC order starts (the first
-	 * TRACE_MERGE_MAX_RUNS of them; info.nr_runs counts them all). */
-	struct {
-		uint64_t offset;
-		size_t index;
-	} runs[TRACE_MERGE_MAX_RUNS];
-	uint64_t last_event_tsc;
-};
-
-enum {
-	STR_TOOL,
-	STR_KERNEL,
-	STR_BUILD_ID,
-	STR_SYMBOLS,
-	STR_MODE,
-	STR_DROP_REASON,
-	STR_LAST_MARK,
-	STR_EXIT_REASON,
-	STR_DOUBT,
-};
-
-static uint16_t get_u16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | (p[1] << 8));
-}
-
-static uint32_t get_u32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static uint64_t get_u64(const uint8_t *p)
-{
-	return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
-}
-
-/* Printable ASCII only: a hostile file cannot inject lines into reports. */
-static void sanitize(char *s, size_t n)
+void trace_reader_sanitize(char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
@@ -107,11 +39,11 @@ static char *dup_text(const uint8_t *p, size_t n)
 		return NULL;
 	memcpy(s, p, n);
 	s[n] = '\0';
-	sanitize(s, n);
+	trace_reader_sanitize(s, n);
 	return s;
 }
 
-static int set_string(struct trace_reader *r, int idx, const uint8_t *p, size_t n)
+int trace_reader_set_string(struct trace_reader *r, int idx, const uint8_t *p, size_t n)
 {
 	char *s = dup_text(p, n);
 
@@ -122,7 +54,7 @@ static int set_string(struct trace_reader *r, int idx, const uint8_t *p, size_t 
 	return 0;
 }
 
-static int corrupt(struct trace_reader *r, uint64_t off, const char *what)
+int trace_reader_corrupt(struct trace_reader *r, uint64_t off, const char *what)
 {
 	return et_error("trace file %s: record at offset %" PRIu64 " is corrupt: %s", r->path,
 			off, what);
@@ -153,210 +85,15 @@ static void mark_truncated(struct trace_reader *r, uint64_t off)
 /*
  * The file ends before the part the reader checked when it opened it. While
  * opening, that is a final record cut short; later, the file shrank under
- * the reader (a second pass would silently give less than the first).
+ * the reader.
  */
 static int ended_early(struct trace_reader *r, uint64_t off)
 {
-	struct stat st;
-
 	if (r->scanning) {
 		mark_truncated(r, off);
 		return 0;
 	}
-	return et_error("trace file %s changed while it was read: it was %" PRIu64
-			" bytes when opened, now %lld (nothing after offset %" PRIu64
-			" could be read again)",
-			r->path, r->file_size,
-			fstat(fileno(r->f), &st) ? -1LL : (long long)st.st_size, off);
-}
-
-/* Records the first reason to doubt the file: what it holds disagrees with
- * its own END. */
-static int doubt(struct trace_reader *r, const char *fmt, ...)
-{
-	char text[256];
-	va_list ap;
-
-	if (r->strings[STR_DOUBT])
-		return 0;
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
-	va_end(ap);
-	return set_string(r, STR_DOUBT, (const uint8_t *)text, strlen(text));
-}
-
-/* Decodes the META payload. Unknown trailing bytes are allowed (newer
- * writers may add fields). */
-static int decode_meta(struct trace_reader *r, uint64_t off, const uint8_t *p, uint32_t len)
-{
-	static const int order[5] = { STR_TOOL, STR_KERNEL, STR_BUILD_ID, STR_SYMBOLS,
-				      STR_MODE };
-	uint32_t pos = 16;
-
-	if (len < 16)
-		return corrupt(r, off, "META record too short");
-	r->info.tsc_khz = get_u64(p);
-	r->info.start_time_ns = get_u64(p + 8);
-	for (int i = 0; i < 5; i++) {
-		uint16_t n;
-
-		if (len - pos < 2)
-			return corrupt(r, off, "META string runs past the record");
-		n = get_u16(p + pos);
-		pos += 2;
-		if (n > len - pos)
-			return corrupt(r, off, "META string runs past the record");
-		if (set_string(r, order[i], p + pos, n))
-			return -1;
-		pos += n;
-	}
-	r->info.has_meta = true;
-	return 0;
-}
-
-static int decode_symbols(struct trace_reader *r, uint64_t off, const uint8_t *p, uint32_t len)
-{
-	uint32_t count, pos = 4;
-	struct name_block *blk;
-	char *names;
-
-	if (len < 4)
-		return corrupt(r, off, "SYMBOLS record too short");
-	count = get_u32(p);
-	/* Each entry takes at least 20 bytes: bounds count before allocating. */
-	if (count > (len - 4) / 20)
-		return corrupt(r, off, "SYMBOLS count larger than the record");
-	/* All names of this record fit in len bytes (with NULs, as the u16
-	 * lengths they replace take two bytes each). */
-	blk = malloc(sizeof(*blk) + len);
-	if (!blk)
-		return et_error("out of memory");
-	blk->next = r->names;
-	r->names = blk;
-	names = blk->names;
-	if (r->tab.nr + count > r->tab_cap) {
-		size_t cap = r->tab_cap ? r->tab_cap : 1024;
-		struct symbol *s;
-
-		while (cap < r->tab.nr + count)
-			cap *= 2;
-		s = realloc(r->tab.syms, cap * sizeof(*s));
-		if (!s)
-			return et_error("out of memory");
-		r->tab.syms = s;
-		r->tab_cap = cap;
-	}
-	for (uint32_t i = 0; i < count; i++) {
-		struct symbol *s = &r->tab.syms[r->tab.nr];
-		uint16_t n;
-
-		if (len - pos < 20)
-			return corrupt(r, off, "SYMBOLS entry runs past the record");
-		n = get_u16(p + pos + 18);
-		if (n > len - pos - 20)
-			return corrupt(r, off, "SYMBOLS name runs past the record");
-		s->addr = get_u64(p + pos);
-		s->size = get_u64(p + pos + 8);
-		s->type = (char)p[pos + 16];
-		if ((unsigned char)s->type < 0x20 || (unsigned char)s->type > 0x7e)
-			s->type = 0;
-		memcpy(names, p + pos + 20, n);
-		names[n] = '\0';
-		sanitize(names, n);
-		s->name = names;
-		names += n + 1;
-		pos += 20 + n;
-		r->tab.nr++;
-	}
-	r->info.nr_symbols = r->tab.nr;
-	return 0;
-}
-
-/* The last total of a DROPS reason (a new reason starts at 0). */
-static uint64_t *drop_total(struct trace_reader *r, const char *reason)
-{
-	struct drop_stream *d;
-
-	for (size_t i = 0; i < r->nr_drops; i++)
-		if (!strcmp(r->drops[i].reason, reason))
-			return &r->drops[i].total;
-	d = realloc(r->drops, (r->nr_drops + 1) * sizeof(*d));
-	if (!d)
-		return NULL;
-	r->drops = d;
-	d = &r->drops[r->nr_drops];
-	d->reason = strdup(reason);
-	d->total = 0;
-	if (!d->reason)
-		return NULL;
-	r->nr_drops++;
-	return &d->total;
-}
-
-/* What a report shows for a KEVENT: the message, or for a raw event its
- * type and first bytes in hex. */
-static char *kevent_text(const struct trace_kevent *k)
-{
-	size_t cap = 64 + strlen(k->text) + 3 * 64, n;
-	char *s = malloc(cap);
-
-	if (!s)
-		return NULL;
-	if (k->kind != TRACE_KEVENT_RAW) {
-		snprintf(s, cap, "%s%s", k->text, k->truncated ? " [truncated]" : "");
-		return s;
-	}
-	n = (size_t)snprintf(s, cap, "event type %u (%u bytes):", k->type, k->payload_len);
-	for (uint32_t i = 0; i < k->payload_len && i < 64 && n + 4 < cap; i++)
-		n += (size_t)snprintf(s + n, cap - n, " %02x", k->payload[i]);
-	if (k->payload_len > 64 && n + 5 < cap)
-		snprintf(s + n, cap - n, " ...");
-	return s;
-}
-
-static int add_note(struct trace_reader *r, const struct trace_record *rec)
-{
-	struct trace_note *n;
-
-	if (r->nr_notes == r->notes_cap) {
-		size_t cap = r->notes_cap ? r->notes_cap * 2 : 16;
-
-		n = realloc(r->notes, cap * sizeof(*n));
-		if (!n)
-			return et_error("out of memory");
-		r->notes = n;
-		r->notes_cap = cap;
-	}
-	n = &r->notes[r->nr_notes];
-	memset(n, 0, sizeof(*n));
-	n->tsc = rec->tsc;
-	n->type = rec->type;
-	n->offset = rec->offset;
-	if (rec->type == TRACE_REC_DROPS) {
-		uint64_t *last = drop_total(r, rec->text);
-
-		if (!last)
-			return et_error("out of memory");
-		n->dropped = rec->dropped_total > *last ? rec->dropped_total - *last : 0;
-		if (rec->dropped_total > *last)
-			*last = rec->dropped_total;
-		/* Reports show the run's total so far: every reason's. */
-		for (size_t i = 0; i < r->nr_drops; i++)
-			n->dropped_total += r->drops[i].total;
-	}
-	if (rec->type == TRACE_REC_KEVENT) {
-		n->cpu = rec->kevent.cpu;
-		n->kevent_type = rec->kevent.type;
-		n->kevent_kind = rec->kevent.kind;
-		n->ip = rec->kevent.ip;
-		n->text = kevent_text(&rec->kevent);
-	} else {
-		n->text = strdup(rec->text);
-	}
-	if (!n->text)
-		return et_error("out of memory");
-	r->nr_notes++;
-	return 0;
+	return trace_doubt_shrank(r, off);
 }
 
 /* Reads the record at r->off. 1, 0 at the end (or a truncated record),
@@ -405,7 +142,7 @@ static int read_record(struct trace_reader *r, struct trace_record *rec)
 		return 0;
 	}
 	if (len > TRACE_MAX_PAYLOAD)
-		return corrupt(r, off, "payload length too large");
+		return trace_reader_corrupt(r, off, "payload length too large");
 	if (r->limit - off - sizeof(hdr) < (uint64_t)len + 4) {
 		/* Claims more than the file has: the final record, cut short. */
 		mark_truncated(r, off);
@@ -445,7 +182,8 @@ static int read_record(struct trace_reader *r, struct trace_record *rec)
 	switch (type) {
 	case TRACE_REC_EVENTS:
 		if (len % sizeof(struct et_ring_record))
-			return corrupt(r, off, "EVENTS length is not a whole number of events");
+			return trace_reader_corrupt(r, off,
+						    "EVENTS length is not a whole number of events");
 		/* malloc'ed buffer: suitably aligned for the records. */
 		rec->events = (const struct et_ring_record *)(const void *)r->buf;
 		rec->nr_events = len / sizeof(struct et_ring_record);
@@ -454,18 +192,18 @@ static int read_record(struct trace_reader *r, struct trace_record *rec)
 	case TRACE_REC_DROPS:
 	case TRACE_REC_MARK:
 		if (len < 16)
-			return corrupt(r, off, "DROPS/MARK record too short");
+			return trace_reader_corrupt(r, off, "DROPS/MARK record too short");
 		rec->dropped_total = get_u64(r->buf);
 		rec->tsc = get_u64(r->buf + 8);
 		rec->text = (const char *)r->buf + 16;
-		sanitize((char *)r->buf + 16, len - 16);
+		trace_reader_sanitize((char *)r->buf + 16, len - 16);
 		break;
 	case TRACE_REC_KEVENT: {
 		uint64_t word = len >= 28 ? get_u64(r->buf) : 0;
 		struct trace_kevent *k = &rec->kevent;
 
 		if (len < 28 || get_u32(r->buf + 24) > len - 28)
-			return corrupt(r, off, "KEVENT record too short");
+			return trace_reader_corrupt(r, off, "KEVENT record too short");
 		k->cpu = (uint32_t)word;
 		k->type = (uint16_t)(word >> 32);
 		k->kind = (uint8_t)(word >> 48);
@@ -475,33 +213,33 @@ static int read_record(struct trace_reader *r, struct trace_record *rec)
 		k->payload_len = get_u32(r->buf + 24);
 		k->payload = r->buf + 28;
 		k->text = rec->text = (const char *)r->buf + 28 + k->payload_len;
-		sanitize((char *)k->text, len - 28 - k->payload_len);
+		trace_reader_sanitize((char *)k->text, len - 28 - k->payload_len);
 		break;
 	}
 	case TRACE_REC_OVERHEAD:
 		if (len < TRACE_OVERHEAD_LEN_V1)
-			return corrupt(r, off, "OVERHEAD record too short");
+			return trace_reader_corrupt(r, off, "OVERHEAD record too short");
 		rec->tsc = get_u64(r->buf);
 		break;
 	case TRACE_REC_CLOCK:
 		if (len < 8)
-			return corrupt(r, off, "CLOCK record too short");
+			return trace_reader_corrupt(r, off, "CLOCK record too short");
 		rec->tsc = get_u64(r->buf);
 		break;
 	case TRACE_REC_WAIT:
 		if (len < TRACE_WAIT_LEN)
-			return corrupt(r, off, "WAIT record too short");
+			return trace_reader_corrupt(r, off, "WAIT record too short");
 		rec->tsc = get_u64(r->buf);
 		break;
 	case TRACE_REC_END:
 		if (len < 32)
-			return corrupt(r, off, "END record too short");
+			return trace_reader_corrupt(r, off, "END record too short");
 		rec->recorded = get_u64(r->buf);
 		rec->written = get_u64(r->buf + 8);
 		rec->dropped = get_u64(r->buf + 16);
 		rec->lost = get_u64(r->buf + 24);
 		rec->text = (const char *)r->buf + 32;
-		sanitize((char *)r->buf + 32, len - 32);
+		trace_reader_sanitize((char *)r->buf + 32, len - 32);
 		break;
 	default:
 		/* META, SYMBOLS are decoded by the scan; unknown types are
@@ -510,172 +248,6 @@ static int read_record(struct trace_reader *r, struct trace_record *rec)
 	}
 	r->off = off + sizeof(hdr) + len + 4;
 	return 1;
-}
-
-static int add_wait(struct trace_reader *r, const struct trace_record *rec)
-{
-	const uint8_t *p = rec->payload;
-	struct trace_wait *w;
-	size_t n = r->info.nr_waits;
-
-	if (n == r->waits_cap) {
-		size_t cap = r->waits_cap ? 2 * r->waits_cap : 64;
-
-		w = realloc(r->waits, cap * sizeof(*w));
-		if (!w)
-			return et_error("out of memory");
-		r->waits = w;
-		r->waits_cap = cap;
-	}
-	r->waits[n] = (struct trace_wait){
-		.tsc = get_u64(p), .cpu = get_u32(p + 8), .ticks = get_u64(p + 16)
-	};
-	r->info.waits_ticks = r->info.waits_ticks + r->waits[n].ticks < r->info.waits_ticks
-				      ? UINT64_MAX
-				      : r->info.waits_ticks + r->waits[n].ticks;
-	r->info.nr_waits = n + 1;
-	return 0;
-}
-
-static int account(struct trace_reader *r, const struct trace_record *rec)
-{
-	struct trace_info *in = &r->info;
-
-	in->nr_records++;
-	switch (rec->type) {
-	case TRACE_REC_META:
-		return decode_meta(r, rec->offset, rec->payload, rec->len);
-	case TRACE_REC_SYMBOLS:
-		return decode_symbols(r, rec->offset, rec->payload, rec->len);
-	case TRACE_REC_EVENTS:
-		for (size_t i = 0; i < rec->nr_events; i++) {
-			const struct et_ring_record *e = &rec->events[i];
-			uint32_t cpu = et_rec_cpu(e);
-			unsigned kind = et_rec_kind(e);
-
-			/* A new run wherever time goes backwards. */
-			if (!in->nr_events || e->tsc < r->last_event_tsc) {
-				if (in->nr_runs < TRACE_MERGE_MAX_RUNS) {
-					r->runs[in->nr_runs].offset = rec->offset;
-					r->runs[in->nr_runs].index = i;
-				}
-				in->nr_runs++;
-			}
-			r->last_event_tsc = e->tsc;
-			if (!in->nr_events) {
-				in->min_tsc = in->max_tsc = in->first_tsc = e->tsc;
-			} else {
-				if (e->tsc < in->min_tsc)
-					in->min_tsc = e->tsc;
-				if (e->tsc > in->max_tsc)
-					in->max_tsc = e->tsc;
-			}
-			in->last_tsc = e->tsc;
-			if (et_rec_is_exit(e)) {
-				in->nr_exits++;
-				if (kind - ET_REC_EXIT_FIRST < TRACE_EXIT_KINDS)
-					in->exits_by_kind[kind - ET_REC_EXIT_FIRST]++;
-			} else {
-				if (e->flags & ET_REC_F_FTRACE)
-					in->nr_ftrace++;
-				else
-					in->events_by_source[e->flags & ET_REC_SRC_MASK]++;
-				in->nr_returns += kind == ET_REC_RET;
-				in->nr_ret_traced += kind == ET_REC_CALL &&
-						     (e->flags & ET_REC_F_RET_TRACED);
-			}
-			if (cpu < UINT32_MAX && cpu + 1 > in->nr_cpus)
-				in->nr_cpus = cpu + 1;
-			in->nr_events++;
-		}
-		return 0;
-	case TRACE_REC_DROPS:
-		in->nr_drop_records++;
-		if (set_string(r, STR_DROP_REASON, (const uint8_t *)rec->text, strlen(rec->text)) ||
-		    add_note(r, rec))
-			return -1;
-		/* Every reason's last total, summed (END's count wins if larger). */
-		in->dropped = 0;
-		for (size_t i = 0; i < r->nr_drops; i++)
-			in->dropped += r->drops[i].total;
-		if (in->has_end && in->end_dropped > in->dropped)
-			in->dropped = in->end_dropped;
-		return 0;
-	case TRACE_REC_KEVENT:
-		in->nr_kevents++;
-		if (rec->kevent.cpu < UINT32_MAX && rec->kevent.cpu + 1 > in->nr_cpus)
-			in->nr_cpus = rec->kevent.cpu + 1;
-		return add_note(r, rec);
-	case TRACE_REC_MARK:
-		in->nr_marks++;
-		if (set_string(r, STR_LAST_MARK, (const uint8_t *)rec->text, strlen(rec->text)))
-			return -1;
-		return add_note(r, rec);
-	case TRACE_REC_OVERHEAD: {
-		const uint8_t *p = rec->payload;
-		struct trace_overhead *o = &in->overhead;
-
-		o->tsc = get_u64(p);
-		o->exits = get_u64(p + 8);
-		o->exit_ticks = get_u64(p + 16);
-		o->drains = get_u64(p + 24);
-		o->drain_ticks = get_u64(p + 32);
-		o->rest_ticks = get_u64(p + 40);
-		/* Older writers end here: the wait is then not known. */
-		o->waited_ticks = rec->len >= TRACE_OVERHEAD_LEN ? get_u64(p + 48) : 0;
-		o->flags = rec->len >= TRACE_OVERHEAD_LEN ? get_u64(p + 56) : 0;
-		in->has_overhead = true;
-		return 0;
-	}
-	case TRACE_REC_WAIT:
-		return add_wait(r, rec);
-	case TRACE_REC_CLOCK:
-		/* The first one counts (a writer writes one). */
-		if (!in->has_origin) {
-			in->has_origin = true;
-			in->origin_tsc = rec->tsc;
-		}
-		return 0;
-	case TRACE_REC_END:
-		/* The writer stores every EVENTS record before END and counts
-		 * their events in it: a difference means records were removed,
-		 * added or repeated, whatever their CRCs say. */
-		if (rec->written != in->nr_events &&
-		    doubt(r, "the file holds %" PRIu64 " events before its END, which says %" PRIu64
-			     " were written: records were removed or added after the run",
-			  in->nr_events, rec->written))
-			return -1;
-		in->has_end = true;
-		in->end_recorded = rec->recorded;
-		in->end_written = rec->written;
-		in->end_dropped = rec->dropped;
-		in->end_lost = rec->lost;
-		if (rec->dropped > in->dropped)
-			in->dropped = rec->dropped;
-		return set_string(r, STR_EXIT_REASON, (const uint8_t *)rec->text,
-				  strlen(rec->text));
-	}
-	return 0;
-}
-
-/* By TSC, then CPU: the order the overhead clock takes them in. */
-static int compare_waits(const void *a, const void *b)
-{
-	const struct trace_wait *x = a, *y = b;
-
-	if (x->tsc != y->tsc)
-		return x->tsc < y->tsc ? -1 : 1;
-	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
-}
-
-static int compare_notes(const void *a, const void *b)
-{
-	const struct trace_note *x = a, *y = b;
-
-	if (x->tsc != y->tsc)
-		return x->tsc < y->tsc ? -1 : 1;
-	/* Equal times keep file order. */
-	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
 static void fill_strings(struct trace_reader *r)
@@ -742,16 +314,11 @@ int trace_reader_open(struct trace_reader **rp, const char *path)
 	/* The validating pass: totals, META, SYMBOLS, notes. */
 	r->scanning = true;
 	while ((ret = read_record(r, &rec)) > 0) {
-		if (account(r, &rec))
+		if (trace_scan_record(r, &rec))
 			goto fail;
-		/* END is the last record: what follows it (a second copy of
-		 * the records, another run's) is not read as this run's. */
 		if (rec.type == TRACE_REC_END && r->off < r->limit) {
-			if (doubt(r, "%" PRIu64 " bytes follow the END record (not read): records "
-				     "were added after the run",
-				  r->limit - r->off))
+			if (trace_doubt_after_end(r))
 				goto fail;
-			r->limit = r->off;
 			break;
 		}
 	}
@@ -759,15 +326,7 @@ int trace_reader_open(struct trace_reader **rp, const char *path)
 		goto fail;
 	r->scanning = false;
 	r->info.data_size = r->limit;
-	symtab_sort(&r->tab);
-	if (r->nr_notes)
-		qsort(r->notes, r->nr_notes, sizeof(*r->notes), compare_notes);
-	if (r->info.nr_waits)
-		qsort(r->waits, r->info.nr_waits, sizeof(*r->waits), compare_waits);
-	r->info.waits = r->waits;
-	/* Older files: time zero is the earliest event. */
-	if (!r->info.has_origin)
-		r->info.origin_tsc = r->info.min_tsc;
+	trace_scan_finish(r);
 	fill_strings(r);
 	r->off = r->first_record;
 	*rp = r;

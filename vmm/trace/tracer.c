@@ -65,51 +65,6 @@ static struct patched_site *site_at_rip(struct tracer *t, const struct kvm_regs 
 	return site && site->armed ? site : NULL;
 }
 
-/* Whether this breakpoint exit (a call's or a return's; n of them came
- * before it) times its round trip again: the first TRACER_REST_FIRST,
- * then every rest_every-th; a full array keeps every other sample and
- * halves the rate. */
-static bool rest_sample_due(struct tracer *t, uint64_t n)
-{
-	if (n < TRACER_REST_FIRST)
-		return t->nr_rest_samples < TRACER_REST_FIRST;
-	if (!t->rest_every)
-		t->rest_every = TRACER_REST_EVERY;
-	if (n % t->rest_every)
-		return false;
-	if (t->nr_rest_samples == TRACER_REST_SAMPLES) {
-		for (unsigned i = 0; i < TRACER_REST_SAMPLES / 2; i++)
-			t->rest_samples[i] = t->rest_samples[2 * i];
-		t->nr_rest_samples = TRACER_REST_SAMPLES / 2;
-		t->rest_every *= 2;
-		return n % t->rest_every == 0;
-	}
-	return true;
-}
-
-/* The exit's cost beyond the VMM's work, in the guest's own state: this
- * exit once more, when a sample is due (its time is charged with the rest
- * of the exit). False when the run must stop. */
-static bool time_exit_again(struct tracer *t, struct vcpu *vcpu, const struct kvm_regs *regs)
-{
-	int timed;
-
-	if (!rest_sample_due(t, t->bp_charge.exits))
-		return true;
-	timed = vcpu_time_exit_again(vcpu, regs, &t->rest_samples[t->nr_rest_samples]);
-	if (timed == 0) {
-		t->nr_rest_samples++;
-		t->rest_timed++;
-	} else if (timed == -2) {
-		/* Never resume the guest from registers it has left. */
-		et_error("an exit timed at a breakpoint ended elsewhere (an NMI ran "
-			 "first): the guest's state cannot be resumed");
-		vm_request_stop(&t->m->vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
-		return false;
-	}
-	return true;
-}
-
 /* An int3 exit: ours if it sits on an armed site. Record the call and
  * resume after the site, which is a nop, or a call to __fentry__ that
  * only returns this early (checked: see check_call_sites()). */
@@ -126,7 +81,7 @@ static bool on_int3(void *ctx, struct vcpu *vcpu, struct kvm_regs *regs,
 	/* A return's exit is timed as a call's is (before the return moves
 	 * the registers); a guest's own int3 timed so costs the same. */
 	if (((site && site->kind == PATCH_INT3) || (!site && t->graph.enabled)) &&
-	    !time_exit_again(t, vcpu, regs))
+	    !exit_cost_time_again(&t->cost, vcpu, regs, t->bp_charge.exits))
 		return true;
 	if (!site && t->graph.enabled && graph_on_return(&t->graph, vcpu, regs, sregs, &pg)) {
 		vcpu->charge = &t->bp_charge;
@@ -431,50 +386,6 @@ static int arm_until(struct tracer *t)
 	return guest_debug_set_hw(&t->m->vcpu, MACHINE_HW_BP_UNTIL, addr, on_until, t);
 }
 
-/* What a breakpoint exit costs beyond the VMM's own work, timed with an
- * int3 at the guest's first instruction before it runs (durations are
- * then shown without it: vmm/trace/overhead.h). Only where the guest's
- * TSC is the host's plus an offset: the host's ticks are the guest's. */
-static void time_exits(struct tracer *t)
-{
-	struct vcpu *vcpu = &t->m->vcpu;
-	struct kvm_regs regs;
-	struct kvm_sregs sregs;
-	struct x86_paging pg;
-	uint64_t paddr;
-	uint8_t *code;
-
-	if (!vcpu_guest_tsc_is_free(vcpu) || vcpu_get_regs(vcpu, &regs, &sregs))
-		return;
-	pg = x86_paging_from_sregs(&sregs);
-	if (x86_translate(&t->m->vm.mem, &pg, x86_linear(&sregs, sregs.cs.base, regs.rip), &paddr,
-			  NULL))
-		return;
-	code = guest_mem_ptr(&t->m->vm.mem, paddr, 1);
-	t->exits_timed = code && vcpu_time_int3_exits(vcpu, code, 31, &t->exit_rest_ticks) == 0;
-}
-
-/* The nanoseconds this thread has spent waiting for a CPU on the host's
- * run queues (other processes ran), the second field of schedstat; -1
- * where the host does not say (no CONFIG_SCHED_INFO). The guest's TSC
- * runs on meanwhile: an untraced run is as exposed to it as a traced one,
- * per second, but a traced run is longer and gets more. */
-static int host_wait_ns(uint64_t *ns)
-{
-	FILE *f = fopen("/proc/thread-self/schedstat", "r");
-	unsigned long long run, wait;
-	int ok;
-
-	if (!f)
-		return -1;
-	ok = fscanf(f, "%llu %llu", &run, &wait) == 2;
-	fclose(f);
-	if (!ok)
-		return -1;
-	*ns = wait;
-	return 0;
-}
-
 /* Time zero for every report: the guest TSC as the guest is about to run
  * its first instruction (machine_run() comes right after tracer_attach()).
  * Without it (KVM refused the MSR) reports count from the earliest event. */
@@ -514,7 +425,7 @@ int tracer_attach(struct tracer *t, struct machine *m, const struct trace_option
 	 * existing file. */
 	if (open_output(t))
 		return -1;
-	time_exits(t);
+	exit_cost_time_at_start(&t->cost, &m->vcpu, &m->vm.mem);
 	site_patches_arm(&t->patches, &m->vm.mem);
 	t->capturing = true;
 	if (start_flight_recorder(t))
@@ -525,31 +436,21 @@ int tracer_attach(struct tracer *t, struct machine *m, const struct trace_option
 	if (machine_release_image(m))
 		return -1;
 	/* The vCPU runs on this thread (machine_run). */
-	t->host_wait_known = host_wait_ns(&t->host_wait_ns) == 0;
+	exit_cost_start_waiting(&t->cost);
 	if (write_time_zero(t))
 		return -1;
 	host_waits_attach(&t->waits, m, &t->rec, t->has_origin ? t->origin_tsc : recorder_now(&t->rec));
 	return 0;
 }
 
-static int compare_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 int tracer_finish(struct tracer *t)
 {
 	char reason[sizeof(t->fr.end)], write_error[320];
-	uint64_t dropped, recorded, lost, waited_ns = 0;
-	bool waited_known = t->host_wait_known && host_wait_ns(&waited_ns) == 0 &&
-			    waited_ns >= t->host_wait_ns;
+	uint64_t dropped, recorded, lost;
 	int ret;
 
-	waited_ns = waited_known ? waited_ns - t->host_wait_ns : 0;
-	t->waited_ns = waited_ns;
-	t->waited_known = waited_known;
+	/* First: the wait for a host CPU counts the run, not this. */
+	exit_cost_finish(&t->cost);
 	flight_recorder_stop(&t->fr);
 	tracer_stop_capture(t, NULL);
 	exit_events_detach(&t->exits);
@@ -565,24 +466,20 @@ int tracer_finish(struct tracer *t)
 		  t->kring.not_written;
 	snprintf(reason, sizeof(reason), "%s",
 		 t->fr.end[0] ? t->fr.end : vm_stop_reason_name(vm_stop_reason(&t->m->vm)));
-	/* What the tracer's exits cost the guest, for durations without it:
-	 * the round trip as timed in the run where it could be. */
-	if (t->nr_rest_samples) {
-		qsort(t->rest_samples, t->nr_rest_samples, sizeof(t->rest_samples[0]), compare_u64);
-		t->exit_rest_ticks = t->rest_samples[t->nr_rest_samples / 2];
-	}
+	/* What the tracer's exits cost the guest, for durations without it. */
 	if (vcpu_guest_tsc_is_free(&t->m->vcpu)) {
+		const struct exit_cost *c = &t->cost;
 		const struct trace_overhead ov = {
 			.tsc = recorder_now(&t->rec),
 			.exits = t->bp_charge.exits,
 			.exit_ticks = t->bp_charge.ticks,
 			.drains = t->tramp.drain_charge.exits,
 			.drain_ticks = t->tramp.drain_charge.ticks,
-			.rest_ticks = t->exit_rest_ticks,
-			.waited_ticks = (uint64_t)((unsigned __int128)waited_ns * t->rec.tsc_khz /
+			.rest_ticks = c->exit_rest_ticks,
+			.waited_ticks = (uint64_t)((unsigned __int128)c->waited_ns * t->rec.tsc_khz /
 						   1000000u),
-			.flags = (waited_known && t->rec.tsc_khz ? TRACE_OVERHEAD_WAITED_KNOWN : 0) |
-				 (t->nr_rest_samples ? TRACE_OVERHEAD_REST_IN_RUN : 0),
+			.flags = (c->waited_known && t->rec.tsc_khz ? TRACE_OVERHEAD_WAITED_KNOWN : 0) |
+				 (c->nr_rest_samples ? TRACE_OVERHEAD_REST_IN_RUN : 0),
 		};
 
 		trace_writer_overhead(t->rec.out, &ov);
@@ -612,133 +509,6 @@ void tracer_progress_sample(void *tracer, struct progress_sample *s)
 	s->guest_ns = s->has_time ? (uint64_t)((unsigned __int128)(last - t->origin_tsc) * 1000000u / khz)
 				  : 0;
 	s->quiet_marker = __atomic_load_n(&t->m->com1.tx_bytes, __ATOMIC_RELAXED);
-}
-
-/* Breakpoint hits on several vCPUs at once where the first one's exit
- * removed the int3 (vmm/kvm/guest_debug.c). */
-static uint64_t stale_int3(const struct tracer *t)
-{
-	uint64_t n = 0;
-
-	for (unsigned i = 0; i < t->m->nr_cpus; i++)
-		n += __atomic_load_n(&machine_vcpu(t->m, i)->stale_int3, __ATOMIC_RELAXED);
-	return n;
-}
-
-void tracer_print_summary(const struct tracer *t, FILE *out, const char *where)
-{
-	const struct tramp_mode *tm = &t->tramp;
-	const struct graph *g = &t->graph;
-	const struct kernel_ring *kr = &t->kring;
-	char waited[192] = "", rest_how[64];
-
-	/* The vocabulary of every report: calls, returns, exits (the VM exits
-	 * recorded as events), kernel events (the kernel's own text and raw
-	 * events); events are all four. */
-	uint64_t calls = t->rec.calls + t->handoff.guest_events;
-	uint64_t kernel_events = kr->texts + kr->raw;
-
-	fprintf(out,
-		"earlytrace: trace: %" PRIu64 " events: %" PRIu64 " calls, %" PRIu64 " returns, %" PRIu64
-		" exits, %" PRIu64 " kernel events; %" PRIu64 " dropped; calls and returns by "
-		"source: breakpoints on %zu sites %" PRIu64 ", trampolines on %zu sites %" PRIu64
-		", guest ring %" PRIu64 ", kernel's ftrace ring %" PRIu64 "%s%s; %s\n",
-		calls + t->rec.returns + t->rec.exits + kernel_events, calls, t->rec.returns,
-		t->rec.exits, kernel_events,
-		t->rec.buf.dropped + t->handoff.guest_lost + kr->overwritten + kr->not_written,
-		t->patches.nr_int3, t->bp_events + t->graph.returns + t->graph.unwound,
-		t->patches.nr_call, tm->events, t->handoff.guest_events, kr->calls + kr->returns,
-		t->handoff_how ? "; handoff: " : "", t->handoff_how ? t->handoff_how : "", where);
-	if (t->o->follow)
-		fprintf(out,
-			"earlytrace: follow: %s; the kernel's ring: %" PRIu64 " calls, %" PRIu64
-			" returns, %" PRIu64 " texts, %" PRIu64 " other events in %" PRIu64
-			" reads (%.1f us of VMM time a read, at most %" PRIu64
-			" events in one); %" PRIu64 " overwritten before a read, %" PRIu64
-			" not written by the kernel%s%s\n",
-			kr->reader ? "the kernel's tracer took over"
-				   : "the kernel's tracer never took over",
-			kr->calls, kr->returns, kr->texts, kr->raw, kr->reads,
-			kr->reads ? (double)kr->read_ns / (double)kr->reads / 1000.0 : 0.0,
-			kr->read_events_max, kr->overwritten, kr->not_written,
-			kr->warnings ? "; " : "", kr->warnings ? kr->first_warning : "");
-	if (t->patches.nr_call)
-		fprintf(out,
-			"earlytrace: trampolines: %s, %" PRIu64 " records a batch%s, %" PRIu64
-			" drains (%" PRIu64 " asked for by the guest)\n",
-			tm->tramp.region.desc, tm->tramp.capacity,
-			tm->nr_more ? " (a batch per vCPU)" : "", tm->tramp.drains,
-			tm->tramp.full_drains);
-	/* Host load the durations keep: the time the guest's TSC ran while
-	 * this thread waited for a host CPU. */
-	if (t->waits.count && t->rec.tsc_khz)
-		snprintf(waited, sizeof(waited),
-			 "; the vCPU threads waited %.1f ms for a host CPU (other processes ran; "
-			 "%" PRIu64 " waits, taken out of the durations)",
-			 (double)t->waits.ticks / (double)t->rec.tsc_khz, t->waits.count);
-	else if (t->waited_known)
-		snprintf(waited, sizeof(waited),
-			 "; the vCPU thread waited %.1f ms for a host CPU (other processes ran; "
-			 "left in the durations)",
-			 (double)t->waited_ns / 1e6);
-	if (t->nr_rest_samples)
-		snprintf(rest_how, sizeof(rest_how), "timed in the run, %" PRIu64 " times",
-			 t->rest_timed);
-	else
-		snprintf(rest_how, sizeof(rest_how), "%s",
-			 t->exits_timed ? "timed at start" : "not timed");
-	/* The VMM's own work per breakpoint exit, as measured at each. */
-	if (t->bp_charge.exits && t->rec.tsc_khz)
-		fprintf(out,
-			"earlytrace: tracer cost: %" PRIu64 " breakpoint exits, %.2f us each in the "
-			"VMM's user space, %.2f us into the guest and back (%s)%s\n",
-			t->bp_charge.exits,
-			(double)t->bp_charge.ticks / (double)t->bp_charge.exits * 1000.0 /
-				(double)t->rec.tsc_khz,
-			(double)t->exit_rest_ticks * 1000.0 / (double)t->rec.tsc_khz,
-			rest_how, waited);
-	else if (waited[0])
-		fprintf(out, "earlytrace: host load: %s\n", waited + 2); /* past "; " */
-	/* Hardware-independent cost: exits per event is what modes differ in. */
-	fprintf(out, "earlytrace: cost: %" PRIu64 " exits to the VMM (every return from KVM_RUN, "
-		     "breakpoints included)\n",
-		t->m->vcpu.nr_exits);
-	if (stale_int3(t))
-		fprintf(out,
-			"earlytrace: breakpoints: %" PRIu64 " hits found their int3 already removed "
-			"by another vCPU's exit (--oneshot, the handoff) and went on at the "
-			"instruction, not recorded again\n",
-			stale_int3(t));
-	if (t->patches.refused || t->patches.modified_by_guest)
-		fprintf(out,
-			"earlytrace: trace: %zu sites not patched (bytes differed), %zu not restored "
-			"(the guest changed them)\n",
-			t->patches.refused, t->patches.modified_by_guest);
-	/* Calls a trampoline had reserved a record for but not finished when
-	 * tracing stopped (the run ended inside a recording, or inside an
-	 * interrupt nested in one): they never completed, so they are not in
-	 * the trace. */
-	if (tramp_mode_pending(tm))
-		fprintf(out,
-			"earlytrace: trampolines: %u calls were still being recorded when tracing "
-			"stopped; they are not in the trace\n",
-			tramp_mode_pending(tm));
-	if (tm->unknown_ip || tm->corrupt)
-		fprintf(out,
-			"earlytrace: trampolines: %" PRIu64 " records named no site, %" PRIu64
-			" batches were overwritten by the guest\n",
-			tm->unknown_ip, tm->corrupt);
-	if (t->handoff.bad_hypercalls)
-		fprintf(out,
-			"earlytrace: hypercalls: %" PRIu64 ", %" PRIu64 " refused (the first: %s)\n",
-			t->handoff.hypercalls, t->handoff.bad_hypercalls, t->handoff.first_refusal);
-	if (g->enabled)
-		fprintf(out,
-			"earlytrace: graph: %" PRIu64 " returns, %" PRIu64
-			" frames handed back at the end of capture, %" PRIu64
-			" not (the guest had changed them), %" PRIu64 " unwound, %" PRIu64
-			" calls without a return\n",
-			g->returns, g->restored, g->not_restored, g->unwound, g->not_redirected);
 }
 
 void tracer_free(struct tracer *t)

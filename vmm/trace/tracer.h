@@ -25,6 +25,7 @@
 #include "vmm/machine.h"
 #include "vmm/sites/filter.h"
 #include "vmm/sites/sites.h"
+#include "vmm/trace/exit_cost.h"
 #include "vmm/trace/exit_events.h"
 #include "vmm/trace/flight_recorder.h"
 #include "vmm/trace/graph.h"
@@ -60,14 +61,6 @@ struct trace_options {
 	const char *expect;	   /* --expect FILE: check the trace (cmd/trace.c) */
 };
 
-/* Round trips timed at breakpoint exits: every exit until the array
- * holds TRACER_REST_FIRST, then every rest_every-th, which doubles
- * whenever the array fills and every other sample is dropped: samples
- * spread over the whole run, in bounded memory. */
-#define TRACER_REST_SAMPLES 256
-#define TRACER_REST_FIRST 31
-#define TRACER_REST_EVERY 64
-
 struct tracer {
 	struct machine *m;
 	const struct trace_options *o;
@@ -86,24 +79,9 @@ struct tracer {
 	const char *handoff_how; /* "guest ring", "ftrace_init", NULL: none */
 	uint64_t bp_events;	 /* calls recorded at breakpoints */
 	/* The tracer's own cost (vmm/trace/overhead.h): its breakpoint exits'
-	 * user-space time, and what an exit costs beyond it, timed at attach
-	 * (exits_timed: it could be). */
+	 * user-space time, and what an exit costs beyond it. */
 	struct exit_charge bp_charge;
-	uint64_t exit_rest_ticks;
-	bool exits_timed;
-	/* The same timed again at breakpoint exits of the run, where the
-	 * guest runs as it will (its paging, its caches): the first ones and
-	 * then spread over the run (TRACER_REST_*). */
-	uint64_t rest_samples[TRACER_REST_SAMPLES];
-	unsigned nr_rest_samples;
-	uint64_t rest_every;	 /* breakpoint exits between two samples, after the first */
-	uint64_t rest_timed;	 /* round trips timed in all */
-	/* How long this (the vCPU's) thread had waited for a host CPU when
-	 * the guest started (host_wait_known: the host says). */
-	uint64_t host_wait_ns;
-	bool host_wait_known;
-	uint64_t waited_ns;	 /* and over the run (tracer_finish) */
-	bool waited_known;
+	struct exit_cost cost;
 	struct host_waits waits; /* each wait, as WAIT records */
 	bool has_origin;	 /* origin_tsc was read */
 	uint64_t origin_tsc;	 /* the guest TSC at its first instruction */

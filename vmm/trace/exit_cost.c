@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the tracer's breakpoint exits cost the guest, measured while it
+ * runs (vmm/trace/exit_cost.h).
+ */
+#include "vmm/trace/exit_cost.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "arch/x86/page_walk.h"
+#include "vmm/error.h"
+#include "vmm/kvm/stop.h"
+
+void exit_cost_time_at_start(struct exit_cost *c, struct vcpu *vcpu, struct guest_mem *mem)
+{
+	struct kvm_regs regs;
+	struct kvm_sregs sregs;
+	struct x86_paging pg;
+	uint64_t paddr;
+	uint8_t *code;
+
+	if (!vcpu_guest_tsc_is_free(vcpu) || vcpu_get_regs(vcpu, &regs, &sregs))
+		return;
+	pg = x86_paging_from_sregs(&sregs);
+	if (x86_translate(mem, &pg, x86_linear(&sregs, sregs.cs.base, regs.rip), &paddr, NULL))
+		return;
+	code = guest_mem_ptr(mem, paddr, 1);
+	c->exits_timed = code && vcpu_time_int3_exits(vcpu, code, 31, &c->exit_rest_ticks) == 0;
+}
+
+/* The nanoseconds this thread has spent waiting for a CPU on the host's
+ * run queues (other processes ran), the second field of schedstat; -1
+ * where the host does not say (no CONFIG_SCHED_INFO). The guest's TSC
+ * runs on meanwhile: an untraced run is as exposed to it as a traced one,
+ * per second, but a traced run is longer and gets more. */
+static int host_wait_ns(uint64_t *ns)
+{
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+	unsigned long long run, wait;
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fscanf(f, "%llu %llu", &run, &wait) == 2;
+	fclose(f);
+	if (!ok)
+		return -1;
+	*ns = wait;
+	return 0;
+}
+
+void exit_cost_start_waiting(struct exit_cost *c)
+{
+	c->host_wait_known = host_wait_ns(&c->host_wait_ns) == 0;
+}
+
+/* Whether this breakpoint exit (a call's or a return's; n of them came
+ * before it) times its round trip again: the first EXIT_COST_FIRST,
+ * then every rest_every-th; a full array keeps every other sample and
+ * halves the rate. */
+static bool rest_sample_due(struct exit_cost *c, uint64_t n)
+{
+	if (n < EXIT_COST_FIRST)
+		return c->nr_rest_samples < EXIT_COST_FIRST;
+	if (!c->rest_every)
+		c->rest_every = EXIT_COST_EVERY;
+	if (n % c->rest_every)
+		return false;
+	if (c->nr_rest_samples == EXIT_COST_SAMPLES) {
+		for (unsigned i = 0; i < EXIT_COST_SAMPLES / 2; i++)
+			c->rest_samples[i] = c->rest_samples[2 * i];
+		c->nr_rest_samples = EXIT_COST_SAMPLES / 2;
+		c->rest_every *= 2;
+		return n % c->rest_every == 0;
+	}
+	return true;
+}
+
+/* In the guest's own state: this exit once more (its time is charged
+ * with the rest of the exit). */
+bool exit_cost_time_again(struct exit_cost *c, struct vcpu *vcpu, const struct kvm_regs *regs,
+			  uint64_t exits)
+{
+	int timed;
+
+	if (!rest_sample_due(c, exits))
+		return true;
+	timed = vcpu_time_exit_again(vcpu, regs, &c->rest_samples[c->nr_rest_samples]);
+	if (timed == 0) {
+		c->nr_rest_samples++;
+		c->rest_timed++;
+	} else if (timed == -2) {
+		/* Never resume the guest from registers it has left. */
+		et_error("an exit timed at a breakpoint ended elsewhere (an NMI ran "
+			 "first): the guest's state cannot be resumed");
+		vm_request_stop(vcpu->vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
+		return false;
+	}
+	return true;
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void exit_cost_finish(struct exit_cost *c)
+{
+	uint64_t waited_ns = 0;
+
+	c->waited_known = c->host_wait_known && host_wait_ns(&waited_ns) == 0 &&
+			  waited_ns >= c->host_wait_ns;
+	c->waited_ns = c->waited_known ? waited_ns - c->host_wait_ns : 0;
+	/* The round trip as timed in the run where it could be. */
+	if (c->nr_rest_samples) {
+		qsort(c->rest_samples, c->nr_rest_samples, sizeof(c->rest_samples[0]), compare_u64);
+		c->exit_rest_ticks = c->rest_samples[c->nr_rest_samples / 2];
+	}
+}
