@@ -82,11 +82,16 @@ static bool rest_sample_due(struct exit_cost *c, uint64_t n)
 bool exit_cost_time_again(struct exit_cost *c, struct vcpu *vcpu, const struct kvm_regs *regs,
 			  uint64_t exits)
 {
+	uint64_t waited = vcpu->wait.waited_ns;
 	int timed;
 
 	if (!rest_sample_due(c, exits))
 		return true;
 	timed = vcpu_time_exit_again(vcpu, regs, &c->rest_samples[c->nr_rest_samples]);
+	/* A round trip the thread spent partly waiting for a host CPU is the
+	 * host's time, which the WAIT records take out: not a sample. */
+	if (timed == 0 && vcpu->wait.waited_ns != waited)
+		return true;
 	if (timed == 0) {
 		c->nr_rest_samples++;
 		c->rest_timed++;
@@ -100,13 +105,6 @@ bool exit_cost_time_again(struct exit_cost *c, struct vcpu *vcpu, const struct k
 	return true;
 }
 
-static int compare_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 void exit_cost_finish(struct exit_cost *c)
 {
 	uint64_t waited_ns = 0;
@@ -116,7 +114,10 @@ void exit_cost_finish(struct exit_cost *c)
 	c->waited_ns = c->waited_known ? waited_ns - c->host_wait_ns : 0;
 	/* The round trip as timed in the run where it could be. */
 	if (c->nr_rest_samples) {
-		qsort(c->rest_samples, c->nr_rest_samples, sizeof(c->rest_samples[0]), compare_u64);
-		c->exit_rest_ticks = c->rest_samples[c->nr_rest_samples / 2];
+		unsigned __int128 sum = 0;
+
+		for (unsigned i = 0; i < c->nr_rest_samples; i++)
+			sum += c->rest_samples[i];
+		c->exit_rest_ticks = (uint64_t)(sum / c->nr_rest_samples);
 	}
 }

@@ -28,8 +28,10 @@
 
 struct exit_cost {
 	/* The round trip in host TSC ticks: timed at the start
-	 * (exits_timed: it could be), then the median of the run's samples
-	 * (exit_cost_finish). */
+	 * (exits_timed: it could be), then the mean of the run's samples
+	 * (exit_cost_finish): the guest sees every exit's cost, slow ones
+	 * too; a sample during which the thread waited for a host CPU is
+	 * not kept (the WAIT records take waits out). */
 	uint64_t exit_rest_ticks;
 	bool exits_timed;
 	uint64_t rest_samples[EXIT_COST_SAMPLES];
@@ -59,7 +61,7 @@ void exit_cost_start_waiting(struct exit_cost *c);
 bool exit_cost_time_again(struct exit_cost *c, struct vcpu *vcpu, const struct kvm_regs *regs,
 			  uint64_t exits);
 
-/* After the run, before the trace file is finished: the run's median
+/* After the run, before the trace file is finished: the run's mean
  * round trip (when it was timed in the run) and the thread's wait over
  * the run. */
 void exit_cost_finish(struct exit_cost *c);
