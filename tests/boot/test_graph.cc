@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/boot/trace_checks.h"
 #include "tests/boot/vmm_process.h"
 #include "tests/fixtures.h"
 #include "tests/speedscope_check.h"
@@ -261,18 +262,6 @@ std::vector<uint64_t> graph_roots(const std::string &text)
 			ns.push_back((uint64_t)(std::stod(m[1]) * 1000.0 + 0.5));
 	}
 	return ns;
-}
-
-uint64_t folded_sum(const std::string &text)
-{
-	uint64_t sum = 0;
-	std::regex folded("^(ct_root(;ct_[a-z]+)*) ([0-9]+)$");
-	for (auto &x : text_lines(text)) {
-		std::smatch m;
-		if (std::regex_match(x, m, folded))
-			sum += std::stoull(m[3]);
-	}
-	return sum;
 }
 
 } // namespace

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "tests/boot/trace_checks.h"
 #include "tests/boot/vmm_process.h"
 #include "tests/fixtures.h"
 #include "tests/shim/earlytrace_shim.h"
@@ -56,21 +57,6 @@ private:
 	cpu_set_t saved_;
 	pid_t busy_ = -1;
 };
-
-uint64_t folded_total(const std::string &out)
-{
-	uint64_t sum = 0;
-	size_t pos = 0;
-	while (pos < out.size()) {
-		size_t eol = out.find('\n', pos);
-		std::string line = out.substr(pos, eol == std::string::npos ? std::string::npos : eol - pos);
-		size_t sp = line.rfind(' ');
-		if (sp != std::string::npos)
-			sum += std::stoull(line.substr(sp + 1));
-		pos = eol == std::string::npos ? out.size() : eol + 1;
-	}
-	return sum;
-}
 
 } // namespace
 
@@ -140,7 +126,7 @@ TEST(HostWaits, WaitsAreRecordedAndTakenOutOfTheDurationsTheyFellInto)
 	VmmResult fraw = run_vmm({ "report", out, "--format", "folded", "--raw-durations" });
 	ASSERT_EQ(f.status, 0) << f.err;
 	ASSERT_EQ(fraw.status, 0) << fraw.err;
-	uint64_t fixed = folded_total(f.out), raw = folded_total(fraw.out);
+	uint64_t fixed = folded_sum(f.out), raw = folded_sum(fraw.out);
 	uint64_t inside_ns = inside * 1000000 / khz;
 	ASSERT_GT(raw, 0u);
 	EXPECT_GT(fixed, 0u);

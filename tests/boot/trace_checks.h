@@ -8,11 +8,13 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <regex>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "tests/boot/vmm_process.h"
+#include "tests/fixtures.h"
 #include "tests/shim/earlytrace_shim.h"
 #include "vmm/symbols/symtab.h"
 #include "vmm/trace/trace_file.h"
@@ -152,6 +154,21 @@ inline void write_small_trace(const std::string &path, int records = 4, int per_
 	}
 	uint64_t n = (uint64_t)records * (uint64_t)per_record;
 	ASSERT_EQ(trace_writer_close(w, n, 0, "debug-exit port"), 0);
+}
+
+// The time of the test kernel's call trees in folded stacks: the sum of
+// every ct_root stack's self time (ns), which adds up to the roots'
+// durations.
+inline uint64_t folded_sum(const std::string &text)
+{
+	uint64_t sum = 0;
+	std::regex folded("^(ct_root(;ct_[a-z]+)*) ([0-9]+)$");
+	for (auto &x : text_lines(text)) {
+		std::smatch m;
+		if (std::regex_match(x, m, folded))
+			sum += std::stoull(m[3]);
+	}
+	return sum;
 }
 
 #endif // TESTS_BOOT_TRACE_CHECKS_H
