@@ -19,6 +19,7 @@
 #include <regex>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "tests/boot/trace_checks.h"
@@ -109,7 +110,9 @@ VmmResult run_nest(const std::string &name, const std::string &mode, const std::
 
 // The nested calls' records, checked one by one: each names its function
 // and the caller it really has (a torn record would mix two calls).
-void expect_nest_records(const TraceFile &t, unsigned source, long outer, long inner)
+// The nest_outer and nest_inner calls of one source, each checked for
+// its parent.
+std::pair<long, long> nest_counts(const TraceFile &t, unsigned source)
 {
 	long got_outer = 0, got_inner = 0;
 	for (size_t i = 0; i < t.calls.size(); i++) {
@@ -124,6 +127,12 @@ void expect_nest_records(const TraceFile &t, unsigned source, long outer, long i
 			EXPECT_EQ(t.parent[i], "on_fault") << "call " << i;
 		}
 	}
+	return { got_outer, got_inner };
+}
+
+void expect_nest_records(const TraceFile &t, unsigned source, long outer, long inner)
+{
+	auto [got_outer, got_inner] = nest_counts(t, source);
 	EXPECT_EQ(got_outer, outer);
 	EXPECT_EQ(got_inner, inner);
 }
@@ -210,12 +219,15 @@ TEST_P(NestedRecording, GuestRingRecordsSurviveANestedCall)
 	ASSERT_EQ(t.error, "");
 	// The ring (1024 records) wraps: the VMM's periodic reads took what
 	// they found; what the guest overwrote before a read is counted as
-	// drops, nothing else. So either all four nestings are there, or drops
-	// say what is missing.
-	long outer = t.count["nest_outer"];
+	// drops, nothing else. So every call of the four nestings is there,
+	// or the drops count at least what is missing (a loaded host reads
+	// later, and loses inner calls of a nesting whose outer one it kept).
+	auto [outer, inner] = nest_counts(t, ET_REC_SRC_GUEST);
 	EXPECT_GE(outer, 1);
-	expect_nest_records(t, ET_REC_SRC_GUEST, outer, outer * kInner);
-	EXPECT_TRUE(outer == 4 || t.dropped > 0u) << outer;
+	EXPECT_LE(outer, 4);
+	EXPECT_LE(inner, 4 * kInner);
+	EXPECT_LE((4 - outer) + (4 * kInner - inner), (long)t.dropped)
+		<< outer << " outer and " << inner << " inner calls";
 	EXPECT_EQ(r.err.find("incomplete"), std::string::npos) << r.err;
 	remove(out.c_str());
 }
