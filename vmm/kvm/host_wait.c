@@ -4,6 +4,7 @@
 #include <asm/kvm_para.h>
 #include <linux/kvm.h>
 #include <stddef.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 
@@ -71,11 +72,17 @@ void host_wait_enable(struct vcpu *vcpu)
 	struct host_wait *w = &vcpu->wait;
 	uint64_t gpa = LAYOUT_HOST_WAIT_AREA + (uint64_t)vcpu->id * SLOT_BYTES;
 
+	uint8_t *slot;
+
 	w->known = false;
-	if (!vcpu->vm->host_wait_page || vcpu->id >= VM_MAX_VCPUS ||
-	    vcpu_set_msr(vcpu, MSR_KVM_STEAL_TIME, gpa | KVM_MSR_ENABLED) < 0)
+	if (!vcpu->vm->host_wait_page || vcpu->id >= VM_MAX_VCPUS)
 		return;
-	start_reading(w, vcpu->vm->host_wait_page + (uint64_t)vcpu->id * SLOT_BYTES, gpa);
+	/* Version 0: KVM's first write is a baseline (host_wait_update). */
+	slot = vcpu->vm->host_wait_page + (uint64_t)vcpu->id * SLOT_BYTES;
+	memset(slot, 0, SLOT_BYTES);
+	if (vcpu_set_msr(vcpu, MSR_KVM_STEAL_TIME, gpa | KVM_MSR_ENABLED) < 0)
+		return;
+	start_reading(w, slot, gpa);
 	w->known = true;
 }
 
@@ -130,11 +137,29 @@ uint64_t host_wait_update(struct vcpu *vcpu)
 		follow_msr(vcpu);
 		return 0;
 	}
+	/* KVM's first write after the MSR is set adds the thread's whole
+	 * run-queue history (its last_steal starts at 0): a baseline, not a
+	 * wait. Version 0 is an area KVM has not written yet. */
+	if (!w->version) {
+		w->version = version;
+		w->steal = steal;
+		return 0;
+	}
 	w->version = version;
 	waited = steal > w->steal ? steal - w->steal : 0;
 	w->steal = steal;
 	w->waited_ns += waited;
 	return waited;
+}
+
+void host_wait_rebase(struct vcpu *vcpu)
+{
+	struct host_wait *w = &vcpu->wait;
+
+	if (w->known && w->version) {
+		w->version = load_u32(w->area + offsetof(struct kvm_steal_time, version));
+		w->steal = load_u64(w->area + offsetof(struct kvm_steal_time, steal));
+	}
 }
 
 void host_wait_note(struct vcpu *vcpu, bool during_exit)

@@ -61,6 +61,9 @@ void host_wait_enable(struct vcpu *vcpu);
 uint64_t host_wait_update(struct vcpu *vcpu);
 /* The same, handed to the vCPU's on_wait when there was a wait. */
 void host_wait_note(struct vcpu *vcpu, bool during_exit);
+/* Counts from now: what the thread waited so far (before the guest's
+ * first instruction, say) is no wait of the run's. */
+void host_wait_rebase(struct vcpu *vcpu);
 
 #ifdef __cplusplus
 }

@@ -164,9 +164,13 @@ int vcpu_run(struct vcpu *vcpu)
 		if (vcpu->sync_regs)
 			vcpu->run->kvm_valid_regs = KVM_SYNC_X86_REGS | KVM_SYNC_X86_SREGS;
 		vcpu->regs_synced = false;
+		/* One TSC read: the end of this exit's charge and where the
+		 * next KVM_RUN starts (vmm/trace/host_waits.c places waits by it). */
+		vcpu->prev_run_host_tsc = vcpu->run_host_tsc;
+		vcpu->run_host_tsc = __rdtsc();
 		vcpu->last_charge = vcpu->charge;
 		if (vcpu->charge) {
-			uint64_t ticks = __rdtsc() - vcpu->exit_host_tsc;
+			uint64_t ticks = vcpu->run_host_tsc - vcpu->exit_host_tsc;
 
 			ticks -= ticks > vcpu->stretch_waited_ticks ? vcpu->stretch_waited_ticks : ticks;
 			vcpu->last_charge_ticks = ticks;
@@ -175,8 +179,6 @@ int vcpu_run(struct vcpu *vcpu)
 			vcpu->charge = NULL;
 		}
 		vcpu->stretch_waited_ticks = 0;
-		vcpu->prev_run_host_tsc = vcpu->run_host_tsc;
-		vcpu->run_host_tsc = __rdtsc();
 		if (locked)
 			pthread_mutex_unlock(&vm->exit_lock);
 		int r = ioctl(vcpu->fd, KVM_RUN, 0);

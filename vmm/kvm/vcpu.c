@@ -353,7 +353,6 @@ int vcpu_time_int3_exits(struct vcpu *vcpu, uint8_t *code, unsigned n, uint64_t 
 		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0)
 			break;
 		after = __rdtsc();
-		host_wait_note(vcpu, true); /* before the guest starts: a baseline */
 		/* KVM_EXIT_DEBUG, or on KVMs that cannot run a guest kernel's
 		 * int3 an emulation failure at it; the same every time. */
 		if ((vcpu->run->exit_reason != KVM_EXIT_DEBUG &&

@@ -79,6 +79,7 @@ void host_waits_attach(struct host_waits *hw, struct machine *m, struct recorder
 		struct vcpu *v = machine_vcpu(m, i);
 
 		hw->from[i] = origin_tsc;
+		host_wait_rebase(v); /* from the guest's first instruction on */
 		v->on_wait = on_wait;
 		v->on_wait_ctx = hw;
 	}
