@@ -105,6 +105,13 @@ bool exit_cost_time_again(struct exit_cost *c, struct vcpu *vcpu, const struct k
 	return true;
 }
 
+static int compare_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 void exit_cost_finish(struct exit_cost *c)
 {
 	uint64_t waited_ns = 0;
@@ -114,10 +121,15 @@ void exit_cost_finish(struct exit_cost *c)
 	c->waited_ns = c->waited_known ? waited_ns - c->host_wait_ns : 0;
 	/* The round trip as timed in the run where it could be. */
 	if (c->nr_rest_samples) {
+		uint64_t median, limit;
 		unsigned __int128 sum = 0;
+		unsigned n = 0;
 
-		for (unsigned i = 0; i < c->nr_rest_samples; i++)
-			sum += c->rest_samples[i];
-		c->exit_rest_ticks = (uint64_t)(sum / c->nr_rest_samples);
+		qsort(c->rest_samples, c->nr_rest_samples, sizeof(c->rest_samples[0]), compare_u64);
+		median = c->rest_samples[c->nr_rest_samples / 2];
+		limit = median > UINT64_MAX / EXIT_COST_OUTLIER ? UINT64_MAX : median * EXIT_COST_OUTLIER;
+		for (; n < c->nr_rest_samples && c->rest_samples[n] <= limit; n++)
+			sum += c->rest_samples[n];
+		c->exit_rest_ticks = (uint64_t)(sum / n); /* n > 0: the median is in */
 	}
 }

@@ -25,13 +25,16 @@
 #define EXIT_COST_SAMPLES 256
 #define EXIT_COST_FIRST 31
 #define EXIT_COST_EVERY 64
+#define EXIT_COST_OUTLIER 4 /* samples over 4x the median are a host's wait */
 
 struct exit_cost {
 	/* The round trip in host TSC ticks: timed at the start
-	 * (exits_timed: it could be), then the mean of the run's samples
-	 * (exit_cost_finish): the guest sees every exit's cost, slow ones
-	 * too; a sample during which the thread waited for a host CPU is
-	 * not kept (the WAIT records take waits out). */
+	 * (exits_timed: it could be), then the mean of the run's samples up
+	 * to EXIT_COST_OUTLIER times their median (exit_cost_finish): the
+	 * guest sees every exit's cost, slow ones too, but a sample many
+	 * times the median held a wait for a host CPU that KVM reports only
+	 * at the next entry, which would put whole call trees at zero. A
+	 * sample during which the thread was seen to wait is not kept. */
 	uint64_t exit_rest_ticks;
 	bool exits_timed;
 	uint64_t rest_samples[EXIT_COST_SAMPLES];
@@ -62,7 +65,7 @@ bool exit_cost_time_again(struct exit_cost *c, struct vcpu *vcpu, const struct k
 			  uint64_t exits);
 
 /* After the run, before the trace file is finished: the run's mean
- * round trip (when it was timed in the run) and the thread's wait over
+ * round trip (outliers left out) (when it was timed in the run) and the thread's wait over
  * the run. */
 void exit_cost_finish(struct exit_cost *c);
 
