@@ -2,6 +2,9 @@
 #include "tests/fixtures.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <linux/kvm.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <zlib.h>
 #include <unistd.h>
@@ -68,6 +71,16 @@ bool kvm_required()
 {
 	const char *v = getenv("EARLYTRACE_REQUIRE_KVM");
 	return v && !strcmp(v, "1");
+}
+
+unsigned kvm_recommended_vcpus()
+{
+	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	int n = fd >= 0 ? ioctl(fd, KVM_CHECK_EXTENSION, KVM_CAP_NR_VCPUS) : 0;
+
+	if (fd >= 0)
+		close(fd);
+	return n > 0 ? (unsigned)n : 4;
 }
 
 bool file_exists(const std::string &path)

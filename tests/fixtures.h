@@ -22,6 +22,9 @@
 bool kvm_available(std::string *why = nullptr);
 // $EARLYTRACE_REQUIRE_KVM=1 (.ci/run sets it): KVM must be usable here.
 bool kvm_required();
+// The most vCPUs KVM recommends for a VM here (KVM_CAP_NR_VCPUS; 4, as
+// the API says, where it does not say).
+unsigned kvm_recommended_vcpus();
 
 // The one way a test stops for want of KVM. When KVM is not usable it
 // ends the test (or the helper function it stands in) as skipped, with

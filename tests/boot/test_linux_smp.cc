@@ -6,9 +6,6 @@
 // EARLYTRACE_SLOW_TESTS=1.
 #include <gtest/gtest.h>
 
-#include <fcntl.h>
-#include <linux/kvm.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -18,20 +15,6 @@
 #include "tests/boot/vmm_process.h"
 #include "tests/fixtures.h"
 
-namespace {
-
-bool kvm_recommends_two_vcpus()
-{
-	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-	int n = fd >= 0 ? ioctl(fd, KVM_CHECK_EXTENSION, KVM_CAP_NR_VCPUS) : 0;
-
-	if (fd >= 0)
-		close(fd);
-	return n >= 2;
-}
-
-} // namespace
-
 TEST(LinuxBoot, DebianBringsUpItsSecondCpuUnderTrace)
 {
 	REQUIRE_KVM();
@@ -40,7 +23,7 @@ TEST(LinuxBoot, DebianBringsUpItsSecondCpuUnderTrace)
 		GTEST_SKIP() << vmlinuz << " is missing: run images/fetch-debian-kernel.sh";
 	if (!getenv("EARLYTRACE_SLOW_TESTS"))
 		GTEST_SKIP() << "a stock-kernel boot to smp_init; set EARLYTRACE_SLOW_TESTS=1 to run it";
-	if (!kvm_recommends_two_vcpus())
+	if (kvm_recommended_vcpus() < 2)
 		GTEST_SKIP() << "KVM here recommends one vCPU (KVM_CAP_NR_VCPUS)";
 	std::string path = temp_path("linux-smp.trace");
 	VmmRun run;

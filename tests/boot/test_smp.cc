@@ -25,20 +25,10 @@
 
 namespace {
 
-unsigned recommended_cpus()
-{
-	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-	int n = fd >= 0 ? ioctl(fd, KVM_CHECK_EXTENSION, KVM_CAP_NR_VCPUS) : 0;
-
-	if (fd >= 0)
-		close(fd);
-	return n > 0 ? (unsigned)n : 4;
-}
-
 // 4 vCPUs, or as many as KVM recommends here; 0 when that is one.
 unsigned cpus_for_test()
 {
-	unsigned n = std::min(4u, recommended_cpus());
+	unsigned n = std::min(4u, kvm_recommended_vcpus());
 	return n >= 2 ? n : 0;
 }
 
@@ -49,6 +39,28 @@ unsigned cpus_for_test()
 		GTEST_SKIP() << "KVM here recommends one vCPU (KVM_CAP_NR_VCPUS)";
 
 constexpr long kLeaves = 8; // SMP_LEAVES in images/x86_64/smp.h
+
+using CallsPerCpu = std::map<std::pair<unsigned, std::string>, long>;
+
+// Calls by (vCPU, function).
+CallsPerCpu calls_per_cpu(const TraceFile &t)
+{
+	CallsPerCpu per_cpu;
+	for (size_t i = 0; i < t.calls.size(); i++)
+		per_cpu[{ et_rec_cpu(&t.calls[i]), t.fn[i] }]++;
+	return per_cpu;
+}
+
+// What smp's per-CPU trees call on n vCPUs.
+CallsPerCpu tree_calls(unsigned n)
+{
+	CallsPerCpu want;
+	for (unsigned i = 0; i < n; i++) {
+		want[{ i, "pc_root" }] = 1;
+		want[{ i, "pc_leaf" }] = kLeaves * (i + 1);
+	}
+	return want;
+}
 
 std::string cpu_line(unsigned i)
 {
@@ -158,15 +170,7 @@ TEST_P(SmpTrace, TraceHasEachCpusCallsOnThatCpu)
 	}
 	TraceFile t = load_trace(path);
 	ASSERT_EQ(t.error, "");
-	std::map<std::pair<unsigned, std::string>, long> per_cpu;
-	for (size_t i = 0; i < t.calls.size(); i++)
-		per_cpu[{ et_rec_cpu(&t.calls[i]), t.fn[i] }]++;
-	std::map<std::pair<unsigned, std::string>, long> want;
-	for (unsigned i = 0; i < n; i++) {
-		want[{ i, "pc_root" }] = 1;
-		want[{ i, "pc_leaf" }] = kLeaves * (i + 1);
-	}
-	EXPECT_EQ(per_cpu, want);
+	EXPECT_EQ(calls_per_cpu(t), tree_calls(n));
 
 	// The reports show the vCPU as their readers expect.
 	VmmResult text = run_vmm({ "report", path });
@@ -236,13 +240,13 @@ TEST(Smp, OneshotTrampolinesWithSeveralVcpusAreRefused)
 TEST(Smp, MoreVcpusThanKvmRecommendsIsOneLineError)
 {
 	REQUIRE_KVM();
-	unsigned too_many = recommended_cpus() + 1;
+	unsigned too_many = kvm_recommended_vcpus() + 1;
 	VmmResult r = run_vmm({ "run", "--kernel", image("x86_64"), "--cpus",
 				std::to_string(too_many) });
 	EXPECT_EQ(r.status, 1);
 	EXPECT_EQ(r.err, "earlytrace: --cpus " + std::to_string(too_many) +
 				 ": KVM here recommends at most " +
-				 std::to_string(recommended_cpus()) + " vCPUs (KVM_CAP_NR_VCPUS)\n");
+				 std::to_string(kvm_recommended_vcpus()) + " vCPUs (KVM_CAP_NR_VCPUS)\n");
 }
 
 // The APs halt once their tree is done; --timeout must still end the run
@@ -418,13 +422,11 @@ TEST(Smp, SimultaneousHitsOfOneSiteAreEachRecordedOnTheirVcpu)
 	EXPECT_EQ(stale_hits(r.err), 0) << r.err; // nothing removes a site here
 	TraceFile t = load_trace(path);
 	ASSERT_EQ(t.error, "");
-	std::map<std::pair<unsigned, std::string>, long> per_cpu, want;
-	for (size_t i = 0; i < t.calls.size(); i++)
-		per_cpu[{ et_rec_cpu(&t.calls[i]), t.fn[i] }]++;
+	CallsPerCpu want;
 	for (unsigned c = 0; c < n; c++)
 		for (long f = 0; f < kRaceFns; f++)
 			want[{ c, "race_fn_" + std::to_string(f) }] = 1;
-	EXPECT_EQ(per_cpu, want);
+	EXPECT_EQ(calls_per_cpu(t), want);
 	unlink(path.c_str());
 }
 
@@ -483,19 +485,14 @@ TEST(Smp, PerCpuGuestRingsHaveEachCpusCallsOnThatCpu)
 	}
 	TraceFile t = load_trace(path);
 	ASSERT_EQ(t.error, "");
-	std::map<std::pair<unsigned, std::string>, long> per_cpu;
+	CallsPerCpu per_cpu;
 	for (size_t i = 0; i < t.calls.size(); i++) {
 		if (t.fn[i] != "pc_root" && t.fn[i] != "pc_leaf")
 			continue;
 		EXPECT_EQ(t.calls[i].flags & ET_REC_SRC_MASK, (unsigned)ET_REC_SRC_GUEST) << t.fn[i];
 		per_cpu[{ et_rec_cpu(&t.calls[i]), t.fn[i] }]++;
 	}
-	std::map<std::pair<unsigned, std::string>, long> want;
-	for (unsigned i = 0; i < n; i++) {
-		want[{ i, "pc_root" }] = 1;
-		want[{ i, "pc_leaf" }] = kLeaves * (i + 1);
-	}
-	EXPECT_EQ(per_cpu, want);
+	EXPECT_EQ(per_cpu, tree_calls(n));
 	bool marked = false;
 	for (const auto &m : t.marks)
 		marked |= m.second.rfind("handoff: guest rings of " + std::to_string(n) + " CPUs", 0) ==
@@ -540,7 +537,7 @@ TEST(Smp, GraphReturnsPairWithTheirCallsOnEachVcpu)
 	trace_merge *m = nullptr;
 	ASSERT_EQ(trace_merge_open(rd, &m), 0);
 	std::map<unsigned, std::vector<std::string>> open;
-	std::map<std::pair<unsigned, std::string>, long> calls, returns;
+	CallsPerCpu calls, returns;
 	long mismatched = 0, unwound = 0;
 	et_ring_record e;
 	while (trace_merge_next(m, &e) == 1) {
