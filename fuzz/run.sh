@@ -12,6 +12,10 @@
 #   FUZZ_MAX_TIME[_<target>]=S            stop after S seconds even if the runs
 #                                         are not done (fuzz/long.sh: an hour)
 #   FUZZ_BUILD_ONLY=1 bash fuzz/run.sh    build, do not run
+#   FUZZ_NO_BUILD=1                       run what is built (fuzz/long.sh's
+#                                         parallel runs: one ninja, not one each)
+#   FUZZ_TABLE=FILE                       the table's file (default
+#                                         build/fuzz/results.txt)
 #
 # The normal build (gcc, build.ninja) is not touched: the project's sources
 # are compiled again with clang from the list in host.ninja. clang and the
@@ -67,17 +71,23 @@ fi
 # ---- build -------------------------------------------------------------
 mkdir -p "$OUT"
 ninja_file=$OUT/build.ninja
-bash fuzz/gen-ninja.sh "$OUT" "$CLANG" "${ALL_TARGETS[@]}" >"$ninja_file.tmp" &&
-	mv "$ninja_file.tmp" "$ninja_file" || exit 2
-
 bins=()
 for t in "${targets[@]}"; do bins+=("$OUT/fuzz_$t"); done
-ninja -f "$ninja_file" "${bins[@]}" || { echo "fuzz: build failed" >&2; exit 2; }
+if [ -z "${FUZZ_NO_BUILD:-}" ]; then
+	bash fuzz/gen-ninja.sh "$OUT" "$CLANG" "${ALL_TARGETS[@]}" >"$ninja_file.tmp" &&
+		mv "$ninja_file.tmp" "$ninja_file" || exit 2
+	ninja -f "$ninja_file" "${bins[@]}" || { echo "fuzz: build failed" >&2; exit 2; }
+fi
 [ -z "${FUZZ_BUILD_ONLY:-}" ] || exit 0
+for b in "${bins[@]}"; do
+	[ -x "$b" ] || { echo "fuzz: $b is not built (run without FUZZ_NO_BUILD)" >&2; exit 2; }
+done
 
 # ---- seeds made here from built artifacts (too large to commit) --------
-gen=$OUT/generated
-rm -rf "$gen"
+# A folder of this run's own: runs side by side (fuzz/long.sh) must not
+# empty each other's.
+gen=$(mktemp -d "$OUT/generated.XXXXXX") || exit 2
+trap 'rm -rf "$gen"' EXIT
 mkdir -p "$gen"/{elf,system_map,trace_reader,tracedat_readback}
 for img in build/images/*.elf; do
 	[ -f "$img" ] || continue
@@ -93,7 +103,7 @@ fi
 cp "$gen"/trace_reader/* "$gen/tracedat_readback/" 2>/dev/null
 
 # ---- run ---------------------------------------------------------------
-table=$OUT/results.txt
+table=${FUZZ_TABLE:-$OUT/results.txt}
 status=0
 printf '%-14s %10s %9s %7s %8s %8s %s\n' target execs seconds cov crashes corpus+ artifacts >"$table"
 for t in "${targets[@]}"; do
