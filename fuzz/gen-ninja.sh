@@ -75,6 +75,10 @@ rule link
 $lib_builds
 build $out/libearlytrace.a: ar $(grep -o '^build [^:]*' <<<"$lib_builds" | cut -d' ' -f2 | tr '\n' ' ')
 build $out/obj/fuzz/targets.o: cc fuzz/targets.c
+build $out/obj/fuzz/targets_kernel.o: cc fuzz/targets_kernel.c
+build $out/obj/fuzz/targets_trace.o: cc fuzz/targets_trace.c
+build $out/obj/fuzz/targets_guest.o: cc fuzz/targets_guest.c
+build $out/obj/fuzz/targets_paging.o: cc fuzz/targets_paging.c
 build $out/obj/fuzz/targets_ftrace.o: cc fuzz/targets_ftrace.c
 # domain_xml: libvirt's domain parser (libxml2), outside libearlytrace.a.
 build $out/obj/fuzz/targets_libvirt.o: cc fuzz/targets_libvirt.c
@@ -88,6 +92,8 @@ EOF
 for t in "$@"; do
 	echo "build $out/obj/fuzz/fuzz_$t.o: cc fuzz/fuzz_$t.c"
 	echo "build $out/fuzz_$t: link $out/obj/fuzz/fuzz_$t.o $out/obj/fuzz/targets.o" \
+		"$out/obj/fuzz/targets_kernel.o $out/obj/fuzz/targets_trace.o" \
+		"$out/obj/fuzz/targets_guest.o $out/obj/fuzz/targets_paging.o" \
 		"$out/obj/fuzz/targets_ftrace.o $out/obj/fuzz/targets_libvirt.o" \
 		"$out/obj/vmm/libvirt/domain_parse.o $out/obj/fuzz/targets_tracedat.o" \
 		"$out/obj/tests/tracedat_read.o $out/libearlytrace.a"

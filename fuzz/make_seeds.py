@@ -7,7 +7,7 @@ corpus does not depend on a build: tiny x86 kernels (ELF64 and ELF32 with
 notes, .symtab, __mcount_loc and a .text/.rodata gap), bzImages around
 them in every supported compression, System.map text, kallsyms tables in
 each layout the decoder knows, trace files with every record type, and
-scripts for the guest-memory targets in the formats fuzz/targets.c reads.
+scripts for the guest-memory targets in the formats fuzz/targets_*.c read.
 fuzz/run.sh adds larger seeds made from build/ at run time (the test
 kernels, their System.map, a real trace).
 
@@ -496,7 +496,7 @@ def seeds_trace_real():
     os.unlink(path)
 
 
-# ---- the hypercall port (script format: fuzz_hypercall in targets.c) ----
+# ---- the hypercall port (script format: fuzz_hypercall in targets_guest.c) ----
 
 HC_WRITE, HC_BLOCK, HC_RING, HC_STRING, HC_IO, HC_EVENTS, HC_REFS = range(7)
 HIGH = 0x80000000  # the script's bit for "high RAM" (4 GiB + offset)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Every input the fuzzers ever crashed on (tests/fuzz-regressions/<target>/)
 // and every seed (tests/fuzz-corpus/<target>/), fed through the same entry
-// points the libFuzzer binaries use (fuzz/targets.c). Under the sanitizer
+// points the libFuzzer binaries use (fuzz/targets*.c). Under the sanitizer
 // build any out-of-bounds access, leak or undefined behaviour they bring
 // back fails the run; in both builds a crash does.
 #include <gtest/gtest.h>
