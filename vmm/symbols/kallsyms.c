@@ -204,8 +204,8 @@ static int find_names(const uint8_t *data, size_t size, unsigned ptr, struct kal
 
 	(void)size;
 	for (unsigned ms = 4; ms <= 8; ms += 4) {
-		for (size_t pad = 0; pad < ptr; pad += ms) {
-			size_t end = tt - pad, m;
+		for (size_t pad = 0; pad < ptr && pad <= tt; pad += ms) {
+			size_t end = tt - pad, m; /* pad <= tt: no wrap below the data */
 
 			if (end < ms || end % ms)
 				continue;
