@@ -19,6 +19,7 @@
 #include "vmm/trace/handoff.h"
 #include "vmm/trace/tracer.h"
 #include "vmm/trace/tramp_mode.h"
+#include "vmm/trace/wait_spread.h"
 
 /* Steps of a guest script: enough for any sequence worth trying, few
  * enough that one input stays fast (every event drained is a write). */
@@ -386,9 +387,24 @@ int fuzz_tramp_drain(const uint8_t *data, size_t size)
 			}
 			break;
 		}
-		default:
+		default: {
+			/* A host wait placed between the batch's calls, as an
+			 * exit does it (host_waits.c), then the drain. */
+			uint64_t tscs[64], sum = 0;
+			struct wait_piece pieces[8];
+			size_t n = tramp_mode_batch_tscs(&v.t.tramp, 0, 0, UINT64_MAX, tscs, 64);
+
+			n = wait_spread(tscs, n < 64 ? n : 64, 0, UINT64_MAX, 1000000, pieces, 8);
+			for (size_t i = 0; i < n; i++) {
+				sum += pieces[i].ticks;
+				if (!pieces[i].ticks || (i && pieces[i].tsc < pieces[i - 1].tsc))
+					abort();
+			}
+			if (sum > 1000000)
+				abort();
 			tramp_mode_drain(&v.t.tramp);
 			break;
+		}
 		}
 	}
 	/* The handoff or the end of the run: a last drain, sites restored,

@@ -102,6 +102,36 @@ static unsigned unfinished(const struct trampolines *tr, const struct guest_mem 
 	return n;
 }
 
+/* Counts a complete record's TSC when it lies in [lo, hi]. */
+static void note_tsc(const struct trampolines *tr, const struct et_ring_record *r, uint64_t lo,
+		     uint64_t hi, uint64_t *out, size_t max, size_t *n)
+{
+	if (!r || !complete(tr, r) || r->tsc < lo || r->tsc > hi)
+		return;
+	if (*n < max)
+		out[*n] = r->tsc;
+	(*n)++;
+}
+
+size_t trampolines_batch_tscs(const struct trampolines *tr, const struct guest_mem *gm,
+			      uint64_t lo, uint64_t hi, uint64_t *out, size_t max)
+{
+	struct et_tramp_batch *b;
+	int64_t cursor;
+	size_t n = 0;
+
+	if (!tr->installed || !(b = trampolines_batch_header(tr, gm)))
+		return 0;
+	cursor = read_cursor(tr, b);
+	if (!header_ours(tr, b) || !cursor_plausible(tr, cursor))
+		return 0;
+	for (unsigned i = 0; i < tr->nr_pending; i++)
+		note_tsc(tr, slot_at(tr, gm, tr->pending[i]), lo, hi, out, max, &n);
+	for (int64_t off = tr->start; off < (cursor < 0 ? cursor : 0); off += RECORD_BYTES)
+		note_tsc(tr, slot_at(tr, gm, off), lo, hi, out, max, &n);
+	return n;
+}
+
 int64_t trampolines_batch_take(struct trampolines *tr, const struct guest_mem *gm,
 			       tramp_record_fn fn, void *ctx)
 {

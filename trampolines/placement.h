@@ -110,6 +110,16 @@ int trampolines_take_slot(struct trampolines *tr, const struct guest_mem *gm,
 struct et_tramp_batch *trampolines_batch_header(const struct trampolines *tr,
 						const struct guest_mem *gm);
 
+/*
+ * The guest TSCs of the complete records in the batch that lie in
+ * [lo, hi], without taking them: up to max into out; returns how many
+ * there are (more than max: only max were written). 0 when the header or
+ * the cursor is not one a trampoline could have left. Reads guest memory
+ * only: what the guest wrote there can move a TSC, nothing else.
+ */
+size_t trampolines_batch_tscs(const struct trampolines *tr, const struct guest_mem *gm,
+			      uint64_t lo, uint64_t hi, uint64_t *out, size_t max);
+
 /* Called for each record a drain takes, oldest reservation first. */
 typedef void (*tramp_record_fn)(void *ctx, const struct et_ring_record *rec);
 

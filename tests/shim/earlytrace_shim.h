@@ -40,6 +40,7 @@
 #include "vmm/trace/trace_file.h"
 #include "vmm/trace/hang_watch.h"
 #include "vmm/trace/overhead.h"
+#include "vmm/trace/wait_spread.h"
 #include "vmm/util/sorted.h"
 
 #endif /* TESTS_SHIM_EARLYTRACE_SHIM_H */

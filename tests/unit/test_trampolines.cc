@@ -540,6 +540,27 @@ TEST_F(TrampolineBatch, ABatchTheGuestOverwroteIsRefused)
 	EXPECT_EQ(take(&got), 1);
 }
 
+// A host wait learnt at an exit is placed between the calls the batch
+// holds (vmm/trace/host_waits.c): their TSCs in a window, read without
+// taking them; nothing from a batch no trampoline could have left.
+TEST_F(TrampolineBatch, TscsInAWindowAreReadWithoutTakingTheRecords)
+{
+	for (uint64_t tsc : { 100, 200, 300, 400, 500 })
+		fill(reserve(), tsc);
+	reserve(); // reserved, not yet complete: no TSC yet
+	uint64_t out[8];
+	ASSERT_EQ(trampolines_batch_tscs(&tr, &mem, 200, 400, out, 8), 3u);
+	EXPECT_EQ(std::vector<uint64_t>(out, out + 3), (std::vector<uint64_t>{ 200, 300, 400 }));
+	EXPECT_EQ(trampolines_batch_tscs(&tr, &mem, 0, UINT64_MAX, out, 2), 5u)
+		<< "how many there are, though only 2 fit";
+	EXPECT_EQ(take(&got), 5) << "still in the batch";
+
+	trampolines_batch_reset(&tr, &mem, tr.capacity);
+	fill(reserve(), 600);
+	header()->cursor += 8; // off a record: the guest's
+	EXPECT_EQ(trampolines_batch_tscs(&tr, &mem, 0, UINT64_MAX, out, 8), 0u);
+}
+
 // An interrupt nested in a recording: the outer call has reserved its
 // record but not written it when the inner one completes, and a drain
 // comes. The outer record stays reserved until a later drain finds it

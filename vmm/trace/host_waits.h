@@ -18,6 +18,7 @@
 #ifndef VMM_TRACE_HOST_WAITS_H
 #define VMM_TRACE_HOST_WAITS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "vmm/kvm/vm.h"
@@ -29,11 +30,24 @@ extern "C" {
 
 struct machine;
 
+/* The guest TSCs of the calls a vCPU recorded itself in [lo, hi], not yet
+ * taken by the VMM: up to max into out; returns how many there are. */
+typedef size_t (*guest_tscs_fn)(void *ctx, unsigned cpu, uint64_t lo, uint64_t hi,
+				uint64_t *out, size_t max);
+
 struct host_waits {
 	struct recorder *rec;
 	uint64_t from[VM_MAX_VCPUS]; /* each vCPU's guest TSC at its last WAIT */
-	uint64_t count, ticks;	     /* recorded */
+	uint64_t count, ticks;	     /* recorded (a spread wait counts each piece) */
 	uint64_t uncharged;	     /* ticks taken out of the exits' charges */
+	/* Trampoline mode: a wait learnt at an exit that fell in the KVM_RUN
+	 * itself is spread over the gaps between the calls the guest
+	 * recorded in it (wait_spread.h); without, it goes at the exit. */
+	guest_tscs_fn guest_tscs;
+	void *guest_tscs_ctx;
+	uint64_t *scratch; /* their TSCs */
+	size_t scratch_max;
+	uint64_t spread;   /* waits spread so */
 };
 
 /* Watches every vCPU of m from origin_tsc (the guest's first instruction);
@@ -41,6 +55,10 @@ struct host_waits {
 void host_waits_attach(struct host_waits *hw, struct machine *m, struct recorder *rec,
 		       uint64_t origin_tsc);
 void host_waits_detach(struct host_waits *hw, struct machine *m);
+
+/* Where the guest records calls itself (trampoline batches): fn finds
+ * them, so waits inside a KVM_RUN land between the calls they fell between. */
+void host_waits_place_by(struct host_waits *hw, guest_tscs_fn fn, void *ctx);
 
 #ifdef __cplusplus
 }

@@ -440,6 +440,8 @@ int tracer_attach(struct tracer *t, struct machine *m, const struct trace_option
 	if (write_time_zero(t))
 		return -1;
 	host_waits_attach(&t->waits, m, &t->rec, t->has_origin ? t->origin_tsc : recorder_now(&t->rec));
+	if (t->tramp.placed) /* calls recorded without exits: waits go between them */
+		host_waits_place_by(&t->waits, tramp_mode_batch_tscs, &t->tramp);
 	return 0;
 }
 

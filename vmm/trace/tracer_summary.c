@@ -26,7 +26,7 @@ void tracer_print_summary(const struct tracer *t, FILE *out, const char *where)
 	const struct tramp_mode *tm = &t->tramp;
 	const struct graph *g = &t->graph;
 	const struct kernel_ring *kr = &t->kring;
-	char waited[192] = "", rest_how[64];
+	char waited[288] = "", rest_how[64];
 
 	/* The vocabulary of every report: calls, returns, exits (the VM exits
 	 * recorded as events), kernel events (the kernel's own text and raw
@@ -67,11 +67,19 @@ void tracer_print_summary(const struct tracer *t, FILE *out, const char *where)
 			tm->tramp.full_drains);
 	/* Host load the durations keep: the time the guest's TSC ran while
 	 * this thread waited for a host CPU. */
-	if (t->waits.count && t->rec.tsc_khz)
+	if (t->waits.count && t->rec.tsc_khz) {
+		char spread[96] = "";
+
+		if (t->waits.spread)
+			snprintf(spread, sizeof(spread),
+				 "; %" PRIu64 " learnt at an exit placed between the calls the "
+				 "trampolines recorded",
+				 t->waits.spread);
 		snprintf(waited, sizeof(waited),
 			 "; the vCPU threads waited %.1f ms for a host CPU (other processes ran; "
-			 "%" PRIu64 " waits, taken out of the durations)",
-			 (double)t->waits.ticks / (double)t->rec.tsc_khz, t->waits.count);
+			 "%" PRIu64 " waits, taken out of the durations%s)",
+			 (double)t->waits.ticks / (double)t->rec.tsc_khz, t->waits.count, spread);
+	}
 	else if (t->cost.waited_known)
 		snprintf(waited, sizeof(waited),
 			 "; the vCPU thread waited %.1f ms for a host CPU (other processes ran; "

@@ -299,6 +299,14 @@ const volatile uint64_t *tramp_mode_progress(struct tramp_mode *tm, unsigned cpu
 	return b ? (const volatile uint64_t *)&b->cursor : NULL;
 }
 
+size_t tramp_mode_batch_tscs(void *ctx, unsigned cpu, uint64_t lo, uint64_t hi, uint64_t *out,
+			     size_t max)
+{
+	struct tramp_mode *tm = ctx;
+
+	return trampolines_batch_tscs(batch_of(tm, cpu), tm->gm, lo, hi, out, max);
+}
+
 void tramp_mode_detach(struct tramp_mode *tm)
 {
 	for (unsigned i = 0; i < tm->nr_more; i++)

@@ -83,6 +83,13 @@ void tramp_mode_drain_before_event(struct tramp_mode *tm);
  * NULL when it has none. */
 const volatile uint64_t *tramp_mode_progress(struct tramp_mode *tm, unsigned cpu);
 
+/* The guest TSCs of the calls vCPU cpu's batch holds in [lo, hi] (not yet
+ * drained): up to max into out; returns how many there are. For placing
+ * a host wait in the KVM_RUN that recorded them (host_waits.h). tm is a
+ * struct tramp_mode. */
+size_t tramp_mode_batch_tscs(void *tm, unsigned cpu, uint64_t lo, uint64_t hi, uint64_t *out,
+			     size_t max);
+
 /* Puts the region's own bytes back (once no site calls it). */
 void tramp_mode_detach(struct tramp_mode *tm);
 /* Capture resumes (--follow): the trampolines go back into their region
