@@ -89,6 +89,24 @@ static int vmm_init(struct fuzz_vmm *v, size_t low, size_t high, size_t buf_even
 	return 0;
 }
 
+/* A host wait spread over the calls the guest recorded (n of them, up to
+ * 64 in tscs), as host_waits.c does at an exit: the pieces must be in TSC
+ * order, inside the run, none empty, and add up to no more than the wait. */
+static void spread_checked(uint64_t *tscs, size_t n)
+{
+	struct wait_piece pieces[8];
+	uint64_t sum = 0;
+
+	n = wait_spread(tscs, n < 64 ? n : 64, 0, UINT64_MAX, 1000000, pieces, 8);
+	for (size_t i = 0; i < n; i++) {
+		sum += pieces[i].ticks;
+		if (!pieces[i].ticks || (i && pieces[i].tsc < pieces[i - 1].tsc))
+			abort();
+	}
+	if (sum > 1000000)
+		abort();
+}
+
 /* What a guest does on the hypercall port, one step per opcode. */
 enum {
 	HC_OP_WRITE,  /* gpa, u8 len, bytes */
@@ -225,7 +243,11 @@ int fuzz_hypercall(const uint8_t *data, size_t size)
 			break;
 		}
 		}
-		/* The tracer's periodic read, between the guest's steps. */
+		/* A host wait placed between the unread calls (host_waits.c),
+		 * then the tracer's periodic read, between the guest's steps. */
+		uint64_t tscs[64];
+
+		spread_checked(tscs, handoff_guest_tscs(&v.t.handoff, step % 4, 0, UINT64_MAX, tscs, 64));
 		handoff_read_guest_ring(&v.t.handoff, false);
 	}
 	/* The end of the run, as tracer_finish() does it. */
@@ -390,18 +412,9 @@ int fuzz_tramp_drain(const uint8_t *data, size_t size)
 		default: {
 			/* A host wait placed between the batch's calls, as an
 			 * exit does it (host_waits.c), then the drain. */
-			uint64_t tscs[64], sum = 0;
-			struct wait_piece pieces[8];
-			size_t n = tramp_mode_batch_tscs(&v.t.tramp, 0, 0, UINT64_MAX, tscs, 64);
+			uint64_t tscs[64];
 
-			n = wait_spread(tscs, n < 64 ? n : 64, 0, UINT64_MAX, 1000000, pieces, 8);
-			for (size_t i = 0; i < n; i++) {
-				sum += pieces[i].ticks;
-				if (!pieces[i].ticks || (i && pieces[i].tsc < pieces[i - 1].tsc))
-					abort();
-			}
-			if (sum > 1000000)
-				abort();
+			spread_checked(tscs, tramp_mode_batch_tscs(&v.t.tramp, 0, 0, UINT64_MAX, tscs, 64));
 			tramp_mode_drain(&v.t.tramp);
 			break;
 		}

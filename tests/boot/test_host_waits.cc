@@ -191,9 +191,11 @@ TEST(HostWaits, TrampolineRunWaitsLieBetweenTheCallsTheyFellBetween)
 			in_gaps += w.ticks;
 	}
 	trace_reader_close(rd);
-	// Waits learnt at a breakpoint's or a port's exit are placed by the
-	// stretch that held them, not by the calls: nearly all, not all.
-	EXPECT_GE(in_gaps * 10, all * 9)
+	// Waits learnt at a port's exit with no calls in its run are placed
+	// by the stretch that held them, not by the calls: most, not all
+	// (placed at the exit, as before, about 1 % of the time lies in such
+	// gaps).
+	EXPECT_GE(in_gaps * 10, all * 8)
 		<< in_gaps << " of " << all << " ticks of waits lie in gaps at least as long";
 
 	VmmResult j = run_vmm({ "report", out, "--format", "json" });
@@ -207,6 +209,7 @@ TEST(HostWaits, TrampolineRunWaitsLieBetweenTheCallsTheyFellBetween)
 		prev = (*it)[1];
 	}
 	ASSERT_GT(calls, 10000);
-	EXPECT_LT(same * 100, calls) << same << " of " << calls
+	// At the exit, about half of them did.
+	EXPECT_LT(same * 20, calls) << same << " of " << calls
 				     << " calls share the timestamp of the call before them";
 }

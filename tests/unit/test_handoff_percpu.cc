@@ -264,7 +264,17 @@ TEST_F(HandoffPercpu, EachCpusEventsGoToItsRingAndBackAsThatCpu)
 	guest_record(ring1, 3, kFn + 0x100);
 	guest_record(ring1, 4, kFn + 0x100);
 	guest_record(kRing0, 3, kFn + 0x200);
+	// What a host wait is placed between (handoff_guest_tscs): the
+	// unread records of the vCPU's own ring in the window, complete only.
+	uint64_t tscs[4];
+	EXPECT_EQ(handoff_guest_tscs(&h, 1, 1003, 1004, tscs, 4), 2u);
+	EXPECT_EQ(tscs[0], 1003u);
+	EXPECT_EQ(tscs[1], 1004u);
+	EXPECT_EQ(handoff_guest_tscs(&h, 0, 0, UINT64_MAX, tscs, 4), 1u);
+	EXPECT_EQ(tscs[0], 1003u);
+	EXPECT_EQ(handoff_guest_tscs(&h, 1, 0, UINT64_MAX, tscs, 1), 3u) << "all counted, 1 written";
 	handoff_read_guest_ring(&h, true);
+	EXPECT_EQ(handoff_guest_tscs(&h, 1, 0, UINT64_MAX, tscs, 4), 0u) << "read: not the run's";
 	EXPECT_EQ(h.guest_events, 4u);
 	EXPECT_EQ(h.guest_lost, 0u);
 	ASSERT_EQ(trace_writer_close(rec.out, 0, 0, "test"), 0);

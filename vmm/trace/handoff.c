@@ -505,3 +505,45 @@ void handoff_read_guest_ring(struct handoff *h, bool final)
 	for (unsigned i = 0; i < h->nr_rings; i++)
 		read_one_ring(h, &h->rings[i], final);
 }
+
+/* Records handoff_guest_tscs() looks at in a ring at most. */
+#define GUEST_TSCS_MAX 65536u
+
+size_t handoff_guest_tscs(const struct handoff *h, unsigned cpu, uint64_t lo, uint64_t hi,
+			  uint64_t *out, size_t max)
+{
+	size_t n = 0;
+
+	for (unsigned r = 0; r < h->nr_rings; r++) {
+		const struct guest_ring *g = &h->rings[r];
+		struct et_ring *ring;
+		uint64_t head, first;
+		uint32_t cap;
+
+		if (g->broken || g->cpu != cpu || !(ring = ring_at(h, g->paddr, g->bytes, &cap)))
+			continue;
+		head = __atomic_load_n(&ring->head, __ATOMIC_ACQUIRE);
+		/* The unread records, the newest GUEST_TSCS_MAX at most: a
+		 * wait's placement is not worth a walk over a huge ring. */
+		if (head < g->next)
+			continue;
+		if (head - g->next > (cap < GUEST_TSCS_MAX ? cap : GUEST_TSCS_MAX))
+			first = head - (cap < GUEST_TSCS_MAX ? cap : GUEST_TSCS_MAX);
+		else
+			first = g->next;
+		for (uint64_t i = first; i < head; i++) {
+			const struct et_ring_record *slot = &ring->records[i % cap];
+			uint64_t tsc = slot->tsc;
+
+			/* Complete (abi.h), and a TSC of the run: anything else
+			 * the guest wrote can only move a wait within it. */
+			if (__atomic_load_n(&slot->cpu, __ATOMIC_ACQUIRE) != (uint32_t)i || tsc < lo ||
+			    tsc > hi)
+				continue;
+			if (n < max)
+				out[n] = tsc;
+			n++;
+		}
+	}
+	return n;
+}

@@ -126,6 +126,13 @@ int handoff_attach(struct handoff *h, const struct handoff_config *cfg);
  * handoff. */
 void handoff_read_guest_ring(struct handoff *h, bool final);
 
+/* The guest TSCs of the complete records vCPU cpu's guest ring holds in
+ * [lo, hi] that the VMM has not read yet: up to max into out; returns how
+ * many there are. Reads nothing else (for placing a host wait between the
+ * calls of the KVM_RUN that recorded them, host_waits.h). */
+size_t handoff_guest_tscs(const struct handoff *h, unsigned cpu, uint64_t lo, uint64_t hi,
+			  uint64_t *out, size_t max);
+
 #ifdef __cplusplus
 }
 #endif

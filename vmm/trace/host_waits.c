@@ -54,14 +54,16 @@ static void write_wait(struct host_waits *hw, unsigned cpu, uint64_t tsc, uint64
 }
 
 /* A wait in the KVM_RUN [from, tsc] between calls the guest recorded in
- * it: a WAIT record per gap it stands out in. Returns the ticks placed. */
+ * it: a WAIT record per gap it stands out in. Returns the ticks placed;
+ * *seen: the guest recorded calls in the run (else nothing tells where). */
 static uint64_t spread_wait(struct host_waits *hw, unsigned cpu, uint64_t from, uint64_t tsc,
-			    uint64_t ticks)
+			    uint64_t ticks, bool *seen)
 {
 	struct wait_piece pieces[WAIT_MAX_PIECES];
 	size_t n = hw->guest_tscs(hw->guest_tscs_ctx, cpu, from, tsc, hw->scratch, hw->scratch_max);
 	uint64_t placed = 0;
 
+	*seen = n > 0;
 	if (n > hw->scratch_max) {
 		uint64_t *more = realloc(hw->scratch, n * sizeof(*more));
 
@@ -114,15 +116,19 @@ static void on_wait(void *ctx, struct vcpu *vcpu, uint64_t waited_ns, bool durin
 		hw->uncharged += ticks;
 	}
 	if (run_from && hw->guest_tscs) {
+		bool seen;
+
 		/* Between the calls the guest recorded in this KVM_RUN (not
 		 * before the vCPU's last WAIT). What they do not show was
 		 * before the run's entry (KVM counts the waits up to its last
-		 * entry into the guest): at the run's start. */
+		 * entry into the guest): at the run's start. Without calls in
+		 * the run (trampolines gone), at its end as before. */
 		run_from = run_from > since_from ? run_from : since_from;
-		ticks -= spread_wait(hw, vcpu->id, run_from, tsc, ticks);
+		ticks -= spread_wait(hw, vcpu->id, run_from, tsc, ticks, &seen);
 		if (!ticks)
 			return;
-		tsc = run_from;
+		if (seen)
+			tsc = run_from;
 	}
 	write_wait(hw, vcpu->id, tsc, ticks);
 }

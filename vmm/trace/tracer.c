@@ -250,6 +250,18 @@ static void on_machine_note(void *ctx, struct vcpu *vcpu, const char *text)
 	recorder_mark_now(&t->rec, text);
 }
 
+/* The calls a vCPU recorded without exits that the VMM has not taken
+ * yet: in its trampoline batch, then in its guest ring (host_waits.h). */
+static size_t guest_call_tscs(void *ctx, unsigned cpu, uint64_t lo, uint64_t hi, uint64_t *out,
+			      size_t max)
+{
+	struct tracer *t = ctx;
+	size_t n = tramp_mode_batch_tscs(&t->tramp, cpu, lo, hi, out, max);
+
+	return n + handoff_guest_tscs(&t->handoff, cpu, lo, hi, out + (n < max ? n : max),
+				      n < max ? max - n : 0);
+}
+
 /* The flight recorder: a panic hook, and a watchdog that also sees the
  * calls trampolines record without an exit. */
 static int start_flight_recorder(struct tracer *t)
@@ -440,8 +452,8 @@ int tracer_attach(struct tracer *t, struct machine *m, const struct trace_option
 	if (write_time_zero(t))
 		return -1;
 	host_waits_attach(&t->waits, m, &t->rec, t->has_origin ? t->origin_tsc : recorder_now(&t->rec));
-	if (t->tramp.placed) /* calls recorded without exits: waits go between them */
-		host_waits_place_by(&t->waits, tramp_mode_batch_tscs, &t->tramp);
+	/* Calls the guest records without exits: waits go between them. */
+	host_waits_place_by(&t->waits, guest_call_tscs, t);
 	return 0;
 }
 

@@ -73,7 +73,7 @@ void tracer_print_summary(const struct tracer *t, FILE *out, const char *where)
 		if (t->waits.spread)
 			snprintf(spread, sizeof(spread),
 				 "; %" PRIu64 " learnt at an exit placed between the calls the "
-				 "trampolines recorded",
+				 "guest recorded",
 				 t->waits.spread);
 		snprintf(waited, sizeof(waited),
 			 "; the vCPU threads waited %.1f ms for a host CPU (other processes ran; "
