@@ -40,9 +40,9 @@ struct host_waits {
 	uint64_t from[VM_MAX_VCPUS]; /* each vCPU's guest TSC at its last WAIT */
 	uint64_t count, ticks;	     /* recorded (a spread wait counts each piece) */
 	uint64_t uncharged;	     /* ticks taken out of the exits' charges */
-	/* Trampoline mode: a wait learnt at an exit that fell in the KVM_RUN
-	 * itself is spread over the gaps between the calls the guest
-	 * recorded in it (wait_spread.h); without, it goes at the exit. */
+	/* Trampolines or a guestlib ring: a wait learnt at an exit that fell
+	 * in the KVM_RUN itself is spread over the gaps between the calls
+	 * the guest recorded in it (wait_spread.h); without, at the exit. */
 	guest_tscs_fn guest_tscs;
 	void *guest_tscs_ctx;
 	uint64_t *scratch; /* their TSCs */
@@ -56,8 +56,9 @@ void host_waits_attach(struct host_waits *hw, struct machine *m, struct recorder
 		       uint64_t origin_tsc);
 void host_waits_detach(struct host_waits *hw, struct machine *m);
 
-/* Where the guest records calls itself (trampoline batches): fn finds
- * them, so waits inside a KVM_RUN land between the calls they fell between. */
+/* Where the guest records calls itself (trampoline batches, guestlib
+ * rings): fn finds them, so waits inside a KVM_RUN land between the calls
+ * they fell between. */
 void host_waits_place_by(struct host_waits *hw, guest_tscs_fn fn, void *ctx);
 
 #ifdef __cplusplus
