@@ -60,6 +60,27 @@ private:
 	pid_t busy_ = -1;
 };
 
+// `earlytrace trace` of the x86_64 test kernel with args, written to out,
+// on one host CPU shared with a busy process. Skips the test where KVM
+// keeps no steal time for the VMM (MSR_KVM_STEAL_TIME refused: the run
+// says the waits stay in the durations); the caller returns on a failure
+// or a skip.
+void trace_sharing_a_cpu(const std::vector<std::string> &args, const std::string &out)
+{
+	std::vector<std::string> all = { "trace", "--kernel", image("x86_64"), "--mem", "32M" };
+	all.insert(all.end(), args.begin(), args.end());
+	all.insert(all.end(), { "--output", out, "--timeout", "120" });
+	VmmResult r;
+	{
+		SharedHostCpu shared;
+		ASSERT_TRUE(shared.ok()) << "cannot pin this test to one host CPU";
+		r = run_vmm(all);
+	}
+	ASSERT_EQ(r.status, 0) << r.err;
+	if (r.err.find("taken out of the durations") == std::string::npos)
+		GTEST_SKIP() << "KVM here keeps no steal time for the VMM to read: " << r.err;
+}
+
 } // namespace
 
 TEST(HostWaits, WaitsAreRecordedAndTakenOutOfTheDurationsTheyFellInto)
@@ -67,19 +88,9 @@ TEST(HostWaits, WaitsAreRecordedAndTakenOutOfTheDurationsTheyFellInto)
 	REQUIRE_KVM();
 	TempDir d;
 	std::string out = d.file("waits.trace");
-	VmmResult r;
-	{
-		SharedHostCpu shared;
-		ASSERT_TRUE(shared.ok()) << "cannot pin this test to one host CPU";
-		r = run_vmm({ "trace", "--kernel", image("x86_64"), "--mem", "32M", "--graph",
-			      "--filter", "ct_root", "--append", "repeat=20", "--output", out,
-			      "--timeout", "120" });
-	}
-	ASSERT_EQ(r.status, 0) << r.err;
-	if (r.err.find("taken out of the durations") == std::string::npos)
-		GTEST_SKIP() << "KVM here keeps no steal time for the VMM to read (MSR_KVM_STEAL_TIME "
-				"refused): waits stay in the durations; "
-			     << r.err;
+	trace_sharing_a_cpu({ "--graph", "--filter", "ct_root", "--append", "repeat=20" }, out);
+	if (HasFatalFailure() || IsSkipped())
+		return;
 
 	trace_reader *rd = nullptr;
 	ASSERT_EQ(trace_reader_open(&rd, out.c_str()), 0) << et_last_error();
@@ -155,17 +166,9 @@ TEST(HostWaits, TrampolineRunWaitsLieBetweenTheCallsTheyFellBetween)
 	REQUIRE_KVM();
 	TempDir d;
 	std::string out = d.file("tramp-waits.trace");
-	VmmResult r;
-	{
-		SharedHostCpu shared;
-		ASSERT_TRUE(shared.ok()) << "cannot pin this test to one host CPU";
-		r = run_vmm({ "trace", "--kernel", image("x86_64"), "--mem", "32M", "--mode",
-			      "trampoline", "--filter", "ct_*", "--append", "repeat=20", "--output", out,
-			      "--timeout", "120" });
-	}
-	ASSERT_EQ(r.status, 0) << r.err;
-	if (r.err.find("taken out of the durations") == std::string::npos)
-		GTEST_SKIP() << "KVM here keeps no steal time for the VMM to read: " << r.err;
+	trace_sharing_a_cpu({ "--mode", "trampoline", "--filter", "ct_*", "--append", "repeat=20" }, out);
+	if (HasFatalFailure() || IsSkipped())
+		return;
 
 	trace_reader *rd = nullptr;
 	ASSERT_EQ(trace_reader_open(&rd, out.c_str()), 0) << et_last_error();
