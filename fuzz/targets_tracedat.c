@@ -84,6 +84,8 @@ static int expected(struct trace_reader *r, struct readback *rb)
 	/* Times past 2^64 ns wrap in libtracecmd's conversion (the writer
 	 * counts and says so): then order cannot be judged from its times. */
 	tracedat_clock_init(&clock, trace_reader_info(r)->tsc_khz);
+	if (trace_reader_info(r)->has_origin) /* as the writer does */
+		tracedat_clock_anchor(&clock, trace_reader_info(r)->origin_tsc);
 	rb->ordered = true;
 	rb->want[0] += 2; /* earlytrace:run and earlytrace:end */
 	for (size_t i = 0; i < nr_notes; i++) {

@@ -249,6 +249,23 @@ TEST(TraceDatClock, WrapsPast2To64Nanoseconds)
 		  ((unsigned __int128)tsc * c.mult) >> c.shift);
 }
 
+// Anchored at time zero with a negative offset (the multiplier rounded
+// up there), a TSC far before zero comes out below 0 ns, which trace-cmd
+// adds up in 64 bits to some 584 years: a wrap too. (Found by the
+// tracedat_readback fuzz target: a hostile 452 THz trace whose first
+// event was at TSC 105, shown 18446744073 s in, before its vCPU's next.)
+TEST(TraceDatClock, WrapsBelowZeroBeforeTimeZero)
+{
+	tracedat_clock c;
+	tracedat_clock_init(&c, 452685438210ull);
+	tracedat_clock_anchor(&c, 95189441535863ull);
+	ASSERT_LT(c.offset_ns, 0) << "this frequency's multiplier rounds up";
+	EXPECT_TRUE(tracedat_clock_wraps(&c, 105));
+	EXPECT_GT(tracedat_clock_ns(&c, 105), UINT64_MAX / 2) << "what trace-cmd shows";
+	EXPECT_FALSE(tracedat_clock_wraps(&c, 95189441535863ull));
+	EXPECT_FALSE(tracedat_clock_wraps(&c, 95189441535863ull / 2)) << "before zero, above 0 ns";
+}
+
 struct Tep {
 	tep_handle *tep = tep_alloc();
 	~Tep() { tep_free(tep); }

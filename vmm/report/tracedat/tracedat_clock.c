@@ -58,5 +58,14 @@ uint64_t tracedat_clock_ns(const struct tracedat_clock *c, uint64_t tsc)
 
 bool tracedat_clock_wraps(const struct tracedat_clock *c, uint64_t tsc)
 {
-	return c->mult && ((unsigned __int128)tsc * c->mult) >> c->shift > UINT64_MAX;
+	__int128 ns;
+
+	if (!c->mult)
+		return false;
+	if (((unsigned __int128)tsc * c->mult) >> c->shift > UINT64_MAX)
+		return true;
+	/* The offset, added in 64 bits too: a negative one (the rounding
+	 * taken back at time zero) takes a TSC far before zero below 0. */
+	ns = (__int128)mul_shift(c, tsc) + c->offset_ns;
+	return ns < 0 || ns > (__int128)UINT64_MAX;
 }

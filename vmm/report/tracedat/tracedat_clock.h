@@ -54,9 +54,10 @@ void tracedat_clock_anchor(struct tracedat_clock *c, uint64_t tsc);
  * when the frequency is unknown). */
 uint64_t tracedat_clock_ns(const struct tracedat_clock *c, uint64_t tsc);
 
-/* Whether libtracecmd's conversion of tsc wraps: its time in ns (before
- * the offset) is past 2^64, some 584 years of TSC, so readers show it
- * at a wrong, earlier time. Never with the frequency unknown. */
+/* Whether libtracecmd's conversion of tsc wraps: its time in ns is past
+ * 2^64 (some 584 years of TSC) or, with the offset, below 0 (a TSC before
+ * time zero by more than the offset's few ns of rounding), so readers
+ * show it at a wrong time. Never with the frequency unknown. */
 bool tracedat_clock_wraps(const struct tracedat_clock *c, uint64_t tsc);
 
 #ifdef __cplusplus
