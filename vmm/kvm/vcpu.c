@@ -12,6 +12,7 @@
 #include "arch/x86/boot_cpu.h"
 #include "arch/x86/msr.h"
 #include "vmm/error.h"
+#include "vmm/util/sorted.h"
 
 #define CPUID_MAX_ENTRIES 256
 
@@ -325,13 +326,6 @@ bool vcpu_has_started(struct vcpu *vcpu)
 	       (mp.mp_state == KVM_MP_STATE_RUNNABLE || mp.mp_state == KVM_MP_STATE_HALTED);
 }
 
-static int compare_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 int vcpu_time_int3_exits(struct vcpu *vcpu, uint8_t *code, unsigned n, uint64_t *ticks)
 {
 	uint64_t times[64];
@@ -365,7 +359,7 @@ int vcpu_time_int3_exits(struct vcpu *vcpu, uint8_t *code, unsigned n, uint64_t 
 	*code = saved;
 	if (done < n)
 		return -1;
-	qsort(times, n, sizeof(times[0]), compare_u64);
+	qsort(times, n, sizeof(times[0]), sorted_compare_u64);
 	*ticks = times[n / 2];
 	return 0;
 }

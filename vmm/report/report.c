@@ -12,6 +12,7 @@
 #include "vmm/report/report_util.h"
 #include "vmm/trace/event.h"
 #include "vmm/trace/overhead.h"
+#include "vmm/util/sorted.h"
 
 void ob_flush(struct outbuf *ob)
 {
@@ -353,13 +354,6 @@ struct func_count {
 	uint64_t count;
 };
 
-static int compare_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int compare_counts(const void *a, const void *b)
 {
 	const struct func_count *x = a, *y = b;
@@ -438,7 +432,7 @@ int report_summary(struct trace_reader *r, FILE *out)
 		goto out;
 	ret = -1;
 	if (nr_unknown)
-		qsort(unknown, nr_unknown, sizeof(*unknown), compare_u64);
+		qsort(unknown, nr_unknown, sizeof(*unknown), sorted_compare_u64);
 	funcs = calloc(tab->nr + nr_unknown + 1, sizeof(*funcs));
 	if (!funcs) {
 		et_error("out of memory");

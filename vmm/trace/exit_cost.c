@@ -11,6 +11,7 @@
 #include "arch/x86/page_walk.h"
 #include "vmm/error.h"
 #include "vmm/kvm/stop.h"
+#include "vmm/util/sorted.h"
 
 void exit_cost_time_at_start(struct exit_cost *c, struct vcpu *vcpu, struct guest_mem *mem)
 {
@@ -105,13 +106,6 @@ bool exit_cost_time_again(struct exit_cost *c, struct vcpu *vcpu, const struct k
 	return true;
 }
 
-static int compare_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 void exit_cost_finish(struct exit_cost *c)
 {
 	uint64_t waited_ns = 0;
@@ -125,7 +119,7 @@ void exit_cost_finish(struct exit_cost *c)
 		unsigned __int128 sum = 0;
 		unsigned n = 0;
 
-		qsort(c->rest_samples, c->nr_rest_samples, sizeof(c->rest_samples[0]), compare_u64);
+		qsort(c->rest_samples, c->nr_rest_samples, sizeof(c->rest_samples[0]), sorted_compare_u64);
 		median = c->rest_samples[c->nr_rest_samples / 2];
 		limit = median > UINT64_MAX / EXIT_COST_OUTLIER ? UINT64_MAX : median * EXIT_COST_OUTLIER;
 		for (; n < c->nr_rest_samples && c->rest_samples[n] <= limit; n++)

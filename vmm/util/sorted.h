@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Binary search over a sorted array, written once for every table the VMM
- * searches (symbols, sites, site patches, the I/O bus's ranges).
+ * searches (symbols, sites, site patches, the I/O bus's ranges); and the
+ * one qsort() comparison of plain u64 values.
  *
  * The caller says where to stop with before(elem, key): true for every
  * element that comes before the place looked for and false from there on,
@@ -15,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -39,6 +41,14 @@ static inline size_t sorted_partition_point(const void *base, size_t n, size_t s
 			hi = mid;
 	}
 	return lo;
+}
+
+/* qsort()'s comparison for an array of uint64_t, ascending. */
+static inline int sorted_compare_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
 }
 
 #ifdef __cplusplus
