@@ -431,6 +431,13 @@ static void ring_gone(struct handoff *h, struct guest_ring *g, const char *why)
 	recorder_mark(h->rec, 0, text);
 }
 
+/* The oldest of the ring's unread records [next, head) still in it, with
+ * `keep` records kept at most (head >= next). */
+static uint64_t first_unread(const struct guest_ring *g, uint64_t head, uint64_t keep)
+{
+	return head - g->next > keep ? head - keep : g->next;
+}
+
 /* Reads one ring's new records (see handoff_read_guest_ring). */
 static void read_one_ring(struct handoff *h, struct guest_ring *g, bool final)
 {
@@ -453,7 +460,7 @@ static void read_one_ring(struct handoff *h, struct guest_ring *g, bool final)
 	}
 	/* Records [next, head) are new; the ring keeps the last `capacity`,
 	 * so older ones were overwritten before this read. */
-	start = head - g->next > cap ? head - cap : g->next;
+	start = first_unread(g, head, cap);
 	if (start > g->next) {
 		h->guest_overwritten += start - g->next;
 		h->guest_lost += start - g->next;
@@ -517,7 +524,7 @@ size_t handoff_guest_tscs(const struct handoff *h, unsigned cpu, uint64_t lo, ui
 	for (unsigned r = 0; r < h->nr_rings; r++) {
 		const struct guest_ring *g = &h->rings[r];
 		struct et_ring *ring;
-		uint64_t head, first;
+		uint64_t head;
 		uint32_t cap;
 
 		if (g->broken || g->cpu != cpu || !(ring = ring_at(h, g->paddr, g->bytes, &cap)))
@@ -527,11 +534,8 @@ size_t handoff_guest_tscs(const struct handoff *h, unsigned cpu, uint64_t lo, ui
 		 * wait's placement is not worth a walk over a huge ring. */
 		if (head < g->next)
 			continue;
-		if (head - g->next > (cap < GUEST_TSCS_MAX ? cap : GUEST_TSCS_MAX))
-			first = head - (cap < GUEST_TSCS_MAX ? cap : GUEST_TSCS_MAX);
-		else
-			first = g->next;
-		for (uint64_t i = first; i < head; i++) {
+		for (uint64_t i = first_unread(g, head, cap < GUEST_TSCS_MAX ? cap : GUEST_TSCS_MAX);
+		     i < head; i++) {
 			const struct et_ring_record *slot = &ring->records[i % cap];
 			uint64_t tsc = slot->tsc;
 
