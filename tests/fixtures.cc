@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "tests/fixtures.h"
+#include "tests/kvm_hook_helper.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -66,6 +67,19 @@ bool kvm_available(std::string *why)
 	close(fd);
 	return true;
 }
+
+bool kvm_shutdown_keeps_state()
+{
+	static int keeps = -1;
+	if (keeps < 0) {
+		khh_traits t;
+		keeps = khh_get_traits(&t) == 0 ? t.shutdown_keeps_state : 1;
+	}
+	return keeps;
+}
+
+const char kTripleFaultStateLost[] =
+	"triple fault; this KVM reset the vCPU before its state could be read, as on AMD SVM";
 
 bool kvm_required()
 {

@@ -26,6 +26,13 @@ bool kvm_required();
 // the API says, where it does not say).
 unsigned kvm_recommended_vcpus();
 
+// Whether this KVM keeps the guest's registers at a triple fault: not on
+// AMD SVM, which re-initializes the vCPU before it reports the shutdown
+// (vmm/kvm/kvm_traits.h). Where not, every triple fault ends the run as a
+// reset whose detail is kTripleFaultStateLost.
+bool kvm_shutdown_keeps_state();
+extern const char kTripleFaultStateLost[];
+
 // The one way a test stops for want of KVM. When KVM is not usable it
 // ends the test (or the helper function it stands in) as skipped, with
 // the reason; under EARLYTRACE_REQUIRE_KVM=1 as failed instead, so a CI

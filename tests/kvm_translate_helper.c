@@ -59,18 +59,6 @@ const struct guest_mem *kth_mem(struct kth *k)
 	return &k->vm.mem;
 }
 
-int kth_time_exits_with_kick_pending(struct kth *k, int *still_kicked)
-{
-	uint8_t *code = guest_mem_ptr(&k->vm.mem, 0x1000, 1);
-	uint64_t ticks = 0;
-	int r;
-
-	vcpu_kick(&k->vcpu);
-	r = vcpu_time_int3_exits(&k->vcpu, code, 31, &ticks);
-	*still_kicked = k->vcpu.run->immediate_exit;
-	return r;
-}
-
 static int has_feature(struct kth *k, uint32_t leaf, enum cpuid_reg reg, unsigned bit)
 {
 	const struct kvm_cpuid_entry2 *e = cpuid_find_entry(k->cpuid, leaf, 0);

@@ -28,11 +28,6 @@ void kth_close(struct kth *k);
  * loads PAE's PDPTEs when CR3 is set. */
 const struct guest_mem *kth_mem(struct kth *k);
 
-/* vcpu_time_int3_exits() on a byte of guest RAM with a kick already
- * pending (immediate_exit set, as machine_kick() leaves it): its result,
- * and in *still_kicked whether the kick is still there for the run loop. */
-int kth_time_exits_with_kick_pending(struct kth *k, int *still_kicked);
-
 /* CPUID features the guest sees (KVM_GET_CPUID2 on the vCPU). */
 int kth_has_la57(struct kth *k);
 int kth_has_1g_pages(struct kth *k);

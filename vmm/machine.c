@@ -126,6 +126,13 @@ static int check_cmdline_length(const struct machine *m, const struct run_option
 			user, len - user, len, max, source, len - max);
 }
 
+/* Where a breakpoint's address is for a code hook: the kernel's own
+ * addresses, before the guest maps them (vmm/kvm/code_hook.h). */
+static bool kernel_vaddr_to_paddr(void *ctx, uint64_t vaddr, uint64_t *paddr)
+{
+	return kernel_image_vaddr_to_paddr(ctx, vaddr, X86_CODE_HOOK_LEN, paddr);
+}
+
 /* protocol: resolved already (boot_choose_protocol()). */
 static int load_guest(struct machine *m, const struct run_options *o,
 		      const struct cpu_model *model, enum boot_protocol protocol)
@@ -138,6 +145,8 @@ static int load_guest(struct machine *m, const struct run_options *o,
 
 	if (kernel_image_load(&m->kernel, &m->vm.mem))
 		return -1;
+	m->vm.hooks.translate = kernel_vaddr_to_paddr;
+	m->vm.hooks.translate_ctx = &m->kernel;
 	if (o->initrd && initrd_load(&m->vm.mem, o->initrd, m->kernel.phys_end,
 				     &boot.initrd_paddr, &boot.initrd_size))
 		return -1;
@@ -298,6 +307,9 @@ int machine_run(struct machine *m)
 		console_stop(&m->console);
 		et_print_error();
 	}
+	/* Every vCPU has stopped: the guest's code as it was, and a word on
+	 * any hook the guest had overwritten. */
+	code_hooks_remove_all(&m->vm);
 	machine_ticker_stop(m);
 	pthread_mutex_lock(&m->kick_lock);
 	atomic_store(&m->running, false);

@@ -5,6 +5,7 @@
 #include "arch/x86/emulation_fallback.h"
 #include "arch/x86/insn.h"
 #include "arch/x86/page_walk.h"
+#include "vmm/kvm/kvm_traits.h"
 #include "vmm/kvm/msr_trap.h"
 
 /* An MSR the VMM asked to see (--trace-msr): done as KVM would have. */
@@ -55,17 +56,22 @@ static int code_byte(struct vcpu *vcpu, const struct x86_paging *pg, uint64_t va
 	return x86_read_virt(&vcpu->vm->mem, pg, va, &b, 1) ? -1 : b;
 }
 
-bool arch_shutdown_is_reset(struct vcpu *vcpu)
+enum arch_shutdown arch_shutdown_kind(struct vcpu *vcpu)
 {
 	struct kvm_regs r;
 	struct kvm_sregs s;
 	struct x86_paging pg;
 	uint64_t rip;
 
+	if (vcpu->vm->traits && !vcpu->vm->traits->shutdown_keeps_state)
+		return ARCH_SHUTDOWN_STATE_LOST;
 	if (vcpu_get_regs(vcpu, &r, &s) < 0 || s.idt.limit != 0)
-		return false;
+		return ARCH_SHUTDOWN_CRASH;
 	pg = x86_paging_from_sregs(&s);
 	rip = x86_linear(&s, s.cs.base, r.rip);
 	return code_byte(vcpu, &pg, rip) == X86_OPCODE_INT3 ||
-	       code_byte(vcpu, &pg, x86_linear(&s, s.cs.base, r.rip - 1)) == X86_OPCODE_INT3;
+			       code_byte(vcpu, &pg, x86_linear(&s, s.cs.base, r.rip - 1)) ==
+				       X86_OPCODE_INT3
+		       ? ARCH_SHUTDOWN_RESET
+		       : ARCH_SHUTDOWN_CRASH;
 }

@@ -25,14 +25,22 @@ extern "C" {
 enum exit_verdict arch_handle_exit(struct vcpu *vcpu, const char **why);
 
 /*
- * Whether a triple fault (KVM_EXIT_SHUTDOWN) was the guest's way to reset
- * the machine, as Linux's reboot=t does: an empty IDT (limit 0, which
- * idt_invalidate() loads) and an int3 at rip or just before it (where rip
- * is depends on who delivered the #BP). On a PC a shutdown cycle resets
- * the machine; earlytrace takes it for a reset then, and anything else
- * (an exception the guest's IDT could not deliver) for a crash.
+ * What a triple fault (KVM_EXIT_SHUTDOWN) was. On a PC a shutdown cycle
+ * resets the machine; earlytrace takes it for a reset when it was the
+ * guest's way to reset, as Linux's reboot=t does: an empty IDT (limit 0,
+ * which idt_invalidate() loads) and an int3 at rip or just before it
+ * (where rip is depends on who delivered the #BP); anything else (an
+ * exception the guest's IDT could not deliver) is a crash. On a KVM that
+ * re-initializes the vCPU before it reports the shutdown (AMD SVM: the
+ * VMCB is undefined after one) the guest's state is gone and which of the
+ * two it was cannot be told: the machine resets, as a PC's would.
  */
-bool arch_shutdown_is_reset(struct vcpu *vcpu);
+enum arch_shutdown {
+	ARCH_SHUTDOWN_CRASH,
+	ARCH_SHUTDOWN_RESET,
+	ARCH_SHUTDOWN_STATE_LOST,
+};
+enum arch_shutdown arch_shutdown_kind(struct vcpu *vcpu);
 
 #ifdef __cplusplus
 }

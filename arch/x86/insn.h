@@ -12,6 +12,15 @@
 #define X86_OPCODE_INT3 0xcc
 #define X86_OPCODE_CALL_REL32 0xe8
 #define X86_OPCODE_FWAIT 0x9b
+#define X86_OPCODE_UD2_SECOND 0x0b /* 0f 0b: ud2 */
+#define X86_OPCODE_NOP 0x90
+#define X86_OPCODE_HLT 0xf4
+#define X86_OPCODE_MOV_AL_IMM8 0xb0
+#define X86_OPCODE_OUT_IMM8_AL 0xe6 /* out imm8, al: port I/O, no register changes */
+/* A code hook: the VMM's own breakpoint where a KVM reports no debug
+ * exits (vmm/kvm/code_hook.h), `out port, al` over an instruction's first
+ * two bytes; the VMM puts them back before the instruction runs. */
+#define X86_CODE_HOOK_LEN 2
 /* A function-entry site is one 5-byte instruction: `call rel32` (to
  * __fentry__ or mcount, or a trampoline of ours) or a 5-byte nop. */
 #define X86_SITE_LEN 5
@@ -41,6 +50,13 @@ static inline bool x86_encode_call_rel32(uint8_t out[X86_CALL_REL32_LEN], uint64
 	out[0] = X86_OPCODE_CALL_REL32;
 	memcpy(&out[1], &rel32, sizeof(rel32)); /* little-endian guest and host */
 	return true;
+}
+
+/* The code hook's bytes for an 8-bit port. */
+static inline void x86_encode_code_hook(uint8_t out[X86_CODE_HOOK_LEN], uint8_t port)
+{
+	out[0] = X86_OPCODE_OUT_IMM8_AL;
+	out[1] = port;
 }
 
 #endif /* ARCH_X86_INSN_H */

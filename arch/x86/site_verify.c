@@ -89,3 +89,11 @@ bool x86_scan_function_entry(struct x86_entry_scanner *sc, const uint8_t *code, 
 		*site_off = off;
 	return found;
 }
+
+size_t x86_code_hook_offset(const uint8_t code[X86_SITE_LEN])
+{
+	if (code[0] == X86_OPCODE_CALL_REL32 || code[0] == X86_OPCODE_INT3 ||
+	    !memcmp(code, x86_nop5, X86_SITE_LEN))
+		return X86_SITE_LEN;
+	return 0;
+}

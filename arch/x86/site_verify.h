@@ -38,6 +38,12 @@ enum x86_site_bytes x86_site_classify(const uint8_t code[X86_SITE_LEN], uint64_t
 				      const uint64_t *targets, size_t nr_targets,
 				      enum x86_code_mode mode);
 
+/* Where a code hook (vmm/kvm/code_hook.h) for a breakpoint on the
+ * instruction at code goes: X86_SITE_LEN past a function-entry site there
+ * (a 5-byte nop, a call, or an int3 the tracer put over one), which the
+ * tracer and the kernel's ftrace patch and check; else 0. */
+size_t x86_code_hook_offset(const uint8_t code[X86_SITE_LEN]);
+
 /* Length of an endbr64/endbr32 at code (4), or 0: a site may follow one. */
 size_t x86_endbr_len(const uint8_t *code, size_t len);
 

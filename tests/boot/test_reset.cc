@@ -9,6 +9,7 @@
 
 #include <sys/wait.h>
 
+#include <cstring>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -32,6 +33,15 @@ const ResetPath kPaths[] = {
 	{ "cf9", "reset: cf9", "reset control register 0xcf9" },
 	{ "triple", "reset: triple", "triple fault on an empty IDT" },
 };
+
+// The detail as earlytrace says it on this KVM: a triple fault is only a
+// triple fault where the KVM reset the vCPU before anyone could look.
+std::string reset_detail(const ResetPath &p)
+{
+	if (!strcmp(p.method, "triple") && !kvm_shutdown_keeps_state())
+		return kTripleFaultStateLost;
+	return p.detail;
+}
 
 std::string end_reason_of(const std::string &path)
 {
@@ -75,7 +85,7 @@ TEST_P(ResetIn, RunEndsCleanlyAndNamesThePath)
 				std::string("reset=") + p.method + " exit=9", "--timeout", "60" });
 	EXPECT_EQ(r.status, 0) << r.err << r.out;
 	EXPECT_NE(r.out.find(std::string("\n") + p.line + "\n"), std::string::npos) << r.out;
-	EXPECT_EQ(r.err, std::string("earlytrace: guest reset (") + p.detail + ")\n");
+	EXPECT_EQ(r.err, std::string("earlytrace: guest reset (") + reset_detail(p) + ")\n");
 }
 
 // Traced in both modes (the int3 of reboot=t goes through the tracer's own
@@ -92,7 +102,7 @@ TEST(ResetTraced, TheTraceIsFinishedAndNamesThePath)
 						"--timeout", "60" });
 			EXPECT_EQ(r.status, 0) << mode << " " << p.method << r.err;
 			EXPECT_EQ(end_reason_of(d.file("r.trace")),
-				  std::string("guest reset (") + p.detail + ")")
+				  std::string("guest reset (") + reset_detail(p) + ")")
 				<< mode << " " << p.method;
 			EXPECT_EQ(r.err.find("flight recorder"), std::string::npos) << r.err;
 		}

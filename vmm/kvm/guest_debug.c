@@ -7,15 +7,18 @@
 #include "arch/x86/insn.h"
 #include "arch/x86/page_walk.h"
 #include "vmm/error.h"
+#include "vmm/kvm/kvm_traits.h"
 #include "vmm/kvm/vcpu.h"
 
 static int apply(struct vcpu *vcpu)
 {
 	struct guest_debug *d = &vcpu->debug;
 	struct kvm_guest_debug dbg = { 0 };
+	/* Where code hooks stand in for the debug registers, KVM gets none. */
+	bool hooks = vcpu->vm && vcpu->vm->hooks.on;
 
 	for (unsigned i = 0; i < GUEST_DEBUG_HW_SLOTS; i++) {
-		if (!d->hw_addr[i])
+		if (!d->hw_addr[i] || hooks)
 			continue;
 		dbg.control |= KVM_GUESTDBG_ENABLE | KVM_GUESTDBG_USE_HW_BP;
 		dbg.arch.debugreg[i] = d->hw_addr[i];
@@ -73,12 +76,23 @@ int guest_debug_set_hw(struct vcpu *vcpu, unsigned slot, uint64_t addr, guest_de
 		       void *ctx)
 {
 	struct guest_debug *d = &vcpu->debug;
+	struct vm *vm = vcpu->vm;
 
 	if (slot >= GUEST_DEBUG_HW_SLOTS)
 		return et_error("no hardware breakpoint slot %u", slot);
+	if (addr && vm && vm->hooks.on && vm->traits && !vm->traits->code_hooks)
+		return et_error("cannot place a breakpoint: %s, and %s", vm->traits->no_hw_bp,
+				vm->traits->no_code_hooks);
 	d->hw_addr[slot] = addr;
 	d->hw_fn[slot] = addr ? fn : NULL;
 	d->hw_ctx[slot] = addr ? ctx : NULL;
+	if (vm && vm->hooks.on && code_hooks_sync(vm, vcpu, d->hw_addr, GUEST_DEBUG_HW_SLOTS)) {
+		d->hw_addr[slot] = 0;
+		d->hw_fn[slot] = NULL;
+		d->hw_ctx[slot] = NULL;
+		share(vcpu);
+		return -1;
+	}
 	return share(vcpu);
 }
 
@@ -157,4 +171,24 @@ bool guest_debug_handle_exit(struct vcpu *vcpu)
 			d->hw_fn[i](d->hw_ctx[i], vcpu, i);
 	}
 	return hit > 0;
+}
+
+bool guest_debug_code_hook_exit(struct vcpu *vcpu, bool *fatal)
+{
+	struct guest_debug *d = &vcpu->debug;
+	bool hit[GUEST_DEBUG_HW_SLOTS] = { false };
+	uint64_t at;
+
+	*fatal = false;
+	if (!vcpu->vm || !code_hook_exit(vcpu, &at, fatal))
+		return false;
+	if (*fatal)
+		return true;
+	/* Which slots watch it, before any handler moves one. */
+	for (unsigned i = 0; i < GUEST_DEBUG_HW_SLOTS; i++)
+		hit[i] = d->hw_addr[i] && code_hooks_at(vcpu->vm, d->hw_addr[i]) == at;
+	for (unsigned i = 0; i < GUEST_DEBUG_HW_SLOTS; i++)
+		if (hit[i] && d->hw_fn[i])
+			d->hw_fn[i](d->hw_ctx[i], vcpu, i);
+	return true;
 }

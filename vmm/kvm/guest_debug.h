@@ -41,7 +41,10 @@ struct guest_debug {
  * threads, are kicked and apply them before they next enter the guest.
  */
 
-/* Arms (addr != 0) or clears (addr == 0) hardware breakpoint `slot`. */
+/* Arms (addr != 0) or clears (addr == 0) hardware breakpoint `slot`. On a
+ * KVM that reports no debug-register breakpoints the slots are code hooks
+ * (vmm/kvm/code_hook.h), which fire once: a handler moves or clears its
+ * slot, as it must anyway. */
 int guest_debug_set_hw(struct vcpu *vcpu, unsigned slot, uint64_t addr, guest_debug_hw_fn fn,
 		       void *ctx);
 /* Installs (fn != NULL) or removes the handler for int3s. While one is
@@ -63,5 +66,10 @@ bool guest_debug_handle_exit(struct vcpu *vcpu);
  * counts it. Used for KVM_EXIT_DEBUG and for KVMs that stop with an
  * emulation failure at an int3. False only if delivering failed. */
 bool guest_debug_int3(struct vcpu *vcpu, struct kvm_regs *regs, const struct kvm_sregs *sregs);
+
+/* A KVM_EXIT_IO that may be a code hook: true when it was one (the
+ * handlers of the slots watching it have run; *fatal when the hook could
+ * not be undone, et_last_error() says why), false for any other port I/O. */
+bool guest_debug_code_hook_exit(struct vcpu *vcpu, bool *fatal);
 
 #endif /* VMM_KVM_GUEST_DEBUG_H */

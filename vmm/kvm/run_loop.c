@@ -94,9 +94,15 @@ static enum exit_verdict handle_system_event(struct vcpu *vcpu)
 static enum exit_verdict handle(struct vcpu *vcpu)
 {
 	switch (vcpu->run->exit_reason) {
-	case KVM_EXIT_IO:
+	case KVM_EXIT_IO: {
+		bool fatal;
+
+		/* The VMM's own breakpoint, not the guest's port I/O. */
+		if (guest_debug_code_hook_exit(vcpu, &fatal))
+			return fatal ? EXIT_FATAL : EXIT_RESUME;
 		handle_io(vcpu);
 		return EXIT_RESUME;
+	}
 	case KVM_EXIT_MMIO:
 		handle_mmio(vcpu);
 		return EXIT_RESUME;
@@ -109,10 +115,18 @@ static enum exit_verdict handle(struct vcpu *vcpu)
 		return EXIT_STOP;
 	case KVM_EXIT_SHUTDOWN:
 		observe_access(vcpu, ET_REC_SHUTDOWN, 0, NULL, 0, false, false);
-		if (arch_shutdown_is_reset(vcpu)) {
+		switch (arch_shutdown_kind(vcpu)) {
+		case ARCH_SHUTDOWN_RESET:
 			vm_request_stop_detail(vcpu->vm, VM_STOP_RESET, 0,
 					       "triple fault on an empty IDT");
 			return EXIT_STOP;
+		case ARCH_SHUTDOWN_STATE_LOST:
+			vm_request_stop_detail(vcpu->vm, VM_STOP_RESET, 0,
+					       "triple fault; this KVM reset the vCPU before its "
+					       "state could be read, as on AMD SVM");
+			return EXIT_STOP;
+		case ARCH_SHUTDOWN_CRASH:
+			break;
 		}
 		return crash(vcpu, "triple fault (KVM_EXIT_SHUTDOWN)");
 	case KVM_EXIT_FAIL_ENTRY:

@@ -326,42 +326,26 @@ bool vcpu_has_started(struct vcpu *vcpu)
 	       (mp.mp_state == KVM_MP_STATE_RUNNABLE || mp.mp_state == KVM_MP_STATE_HALTED);
 }
 
-int vcpu_time_int3_exits(struct vcpu *vcpu, uint8_t *code, unsigned n, uint64_t *ticks)
+int vcpu_complete_pending_io(struct vcpu *vcpu)
 {
-	uint64_t times[64];
-	uint8_t saved = *code;
-	uint32_t reason = 0;
-	unsigned done = 0;
+	int kicked = __atomic_exchange_n(&vcpu->run->immediate_exit, 1, __ATOMIC_ACQ_REL);
+	int r, err;
 
-	if (n > 64)
-		n = 64;
-	*code = 0xcc;
-	vcpu->run->kvm_valid_regs = 0;
+	/* Nothing else may reach KVM with it: changed registers would be
+	 * loaded before the I/O completes (and rip moved would skip it). */
 	vcpu->run->kvm_dirty_regs = 0;
-	while (done < n) {
-		uint64_t before = __rdtsc(), after;
-
-		/* A kick (immediate_exit) or a signal is for the run loop: give
-		 * up timing and leave it pending there. Retrying would spin
-		 * forever on a kick nobody clears. */
-		if (ioctl(vcpu->fd, KVM_RUN, 0) < 0)
-			break;
-		after = __rdtsc();
-		/* KVM_EXIT_DEBUG, or on KVMs that cannot run a guest kernel's
-		 * int3 an emulation failure at it; the same every time. */
-		if ((vcpu->run->exit_reason != KVM_EXIT_DEBUG &&
-		     vcpu->run->exit_reason != KVM_EXIT_INTERNAL_ERROR) ||
-		    (done && vcpu->run->exit_reason != reason))
-			break;
-		reason = vcpu->run->exit_reason;
-		times[done++] = after - before;
-	}
-	*code = saved;
-	if (done < n)
+	r = ioctl(vcpu->fd, KVM_RUN, 0);
+	err = errno;
+	__atomic_store_n(&vcpu->run->immediate_exit, kicked, __ATOMIC_RELEASE);
+	vcpu->regs_synced = false;
+	if (r == 0) {
+		errno = EPROTO; /* the guest ran on: not what the API promises */
 		return -1;
-	qsort(times, n, sizeof(times[0]), sorted_compare_u64);
-	*ticks = times[n / 2];
-	return 0;
+	}
+	if (err == EINTR)
+		return 0;
+	errno = err;
+	return -1;
 }
 
 int vcpu_time_exit_again(struct vcpu *vcpu, const struct kvm_regs *regs, uint64_t *ticks)

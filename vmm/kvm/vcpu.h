@@ -151,23 +151,23 @@ uint64_t vcpu_guest_tsc(struct vcpu *vcpu);
 bool vcpu_guest_tsc_is_free(struct vcpu *vcpu);
 
 /*
- * What a breakpoint exit costs beyond the VMM's user-space work: KVM_RUN
- * entering the guest, the int3, the exit and the return to user space,
- * in host TSC ticks (the median of n round trips). Before the guest's
- * first instruction, with guest int3s reported to the VMM: code is the
- * host address of the byte at the vCPU's rip, which holds an int3 for the
- * time of it and its own byte again after. 0, or -1 (nothing measured)
- * when an exit is not the int3's.
+ * Completes the port I/O or MMIO of the exit being handled without
+ * running the guest on: KVM_RUN with immediate_exit set, which the KVM
+ * API defines to finish pending operations first and then return EINTR
+ * (rip is then past the instruction). A kick pending stays pending.
+ * Registers read after come from KVM_GET_REGS. 0, or -1 with errno.
  */
-int vcpu_time_int3_exits(struct vcpu *vcpu, uint8_t *code, unsigned n, uint64_t *ticks);
+int vcpu_complete_pending_io(struct vcpu *vcpu);
 
 /*
- * The same, during the run, from the handler of a breakpoint exit whose
- * int3 is still in place and whose registers are unchanged: one more
- * KVM_RUN, which ends at the same int3 at once, timed in host TSC ticks
- * (with sync regs, the unchanged registers are handed to KVM as the
- * resume after the handler hands its changed ones, so the entry costs the
- * same).
+ * What a breakpoint exit costs beyond the VMM's user-space work (KVM_RUN
+ * entering the guest, the int3, the exit and the return to user space) is
+ * timed once per process in a scratch VM (kvm_traits.h); during the run,
+ * the handler of a breakpoint exit whose int3 is still in place and whose
+ * registers are unchanged times it again: one more KVM_RUN, which ends at
+ * the same int3 at once, timed in host TSC ticks (with sync regs, the
+ * unchanged registers are handed to KVM as the resume after the handler
+ * hands its changed ones, so the entry costs the same).
  * Only with the guest's interrupts off (otherwise an interrupt could run
  * first and end the KVM_RUN with an exit nobody would handle). 0; -1
  * when it was not tried or the guest did not run (nothing changed); -2

@@ -11,6 +11,7 @@
 #include "arch/x86/layout.h"
 #include "vmm/error.h"
 #include "vmm/kvm/host_wait.h"
+#include "vmm/kvm/kvm_traits.h"
 #include "vmm/kvm/vcpu.h"
 
 static int map_memory(struct vm *vm)
@@ -60,6 +61,12 @@ int vm_create(struct vm *vm, uint64_t mem_size)
 	vm->kvm_fd = kvm_device_open();
 	if (vm->kvm_fd < 0)
 		return -1;
+	/* In a scratch VM of its own, before this one exists: nothing it
+	 * learns changes what the guest runs. */
+	vm->traits = kvm_traits_get(vm->kvm_fd);
+	if (!vm->traits)
+		goto fail;
+	vm->hooks.on = !vm->traits->hw_bp_exits;
 	vm->vcpu_mmap_size = ioctl(vm->kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
 	if (vm->vcpu_mmap_size <= 0) {
 		et_error_errno("KVM_GET_VCPU_MMAP_SIZE failed");

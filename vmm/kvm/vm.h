@@ -24,6 +24,7 @@ typedef _Atomic uintptr_t vm_stop_detail_word;
 #include <pthread.h>
 #include <stddef.h>
 
+#include "vmm/kvm/code_hook.h"
 #include "vmm/kvm/guest_mem.h"
 #include "vmm/kvm/iobus.h"
 #include "vmm/kvm/kvm_device.h"
@@ -37,6 +38,7 @@ extern "C" {
 #define VM_MAX_VCPUS 254
 
 struct vcpu;
+struct kvm_traits;
 
 struct vm {
 	int kvm_fd;
@@ -67,6 +69,11 @@ struct vm {
 	void *kick_ctx;
 	/* The vCPUs' steal-time areas (vmm/kvm/host_wait.h); NULL: none. */
 	uint8_t *host_wait_page;
+	/* What this KVM reports (vmm/kvm/kvm_traits.h); NULL in unit tests
+	 * that build a VM by hand, which then get debug exits. */
+	const struct kvm_traits *traits;
+	/* The VMM's breakpoints as code, where traits has no debug registers. */
+	struct code_hooks hooks;
 };
 
 /* Opens KVM, creates the VM with `mem_size` bytes of RAM, the in-kernel

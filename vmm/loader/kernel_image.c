@@ -189,6 +189,21 @@ const uint8_t *kernel_image_vaddr_bytes(const struct kernel_image *img, uint64_t
 	return NULL;
 }
 
+bool kernel_image_vaddr_to_paddr(const struct kernel_image *img, uint64_t vaddr, uint64_t len,
+				 uint64_t *paddr)
+{
+	for (unsigned i = 0; i < img->nr_segments; i++) {
+		const struct kernel_segment *seg = &img->segments[i];
+		uint64_t off = vaddr - seg->vaddr;
+
+		if (vaddr < seg->vaddr || off > seg->memsz || len > seg->memsz - off)
+			continue;
+		*paddr = seg->paddr + off;
+		return true;
+	}
+	return false;
+}
+
 int kernel_image_section_bytes(const struct kernel_image *img, const char *name,
 			       const uint8_t **bytes, size_t *size)
 {

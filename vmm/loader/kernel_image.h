@@ -76,6 +76,12 @@ bool kernel_image_phys_in_segment(const struct kernel_image *img, uint64_t paddr
 const uint8_t *kernel_image_vaddr_bytes(const struct kernel_image *img, uint64_t vaddr,
 					uint64_t len, uint64_t *paddr, uint32_t *flags);
 
+/* The guest-physical address of [vaddr, vaddr+len) where one loadable
+ * segment holds it all (also once the data is released): true and *paddr
+ * set, or false. */
+bool kernel_image_vaddr_to_paddr(const struct kernel_image *img, uint64_t vaddr, uint64_t len,
+				 uint64_t *paddr);
+
 /* A section header, for images that keep them. */
 struct kernel_section {
 	uint64_t addr;	 /* sh_addr */

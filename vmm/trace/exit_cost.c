@@ -8,26 +8,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "arch/x86/page_walk.h"
 #include "vmm/error.h"
+#include "vmm/kvm/kvm_traits.h"
 #include "vmm/kvm/stop.h"
 #include "vmm/util/sorted.h"
 
-void exit_cost_time_at_start(struct exit_cost *c, struct vcpu *vcpu, struct guest_mem *mem)
+void exit_cost_time_at_start(struct exit_cost *c, struct vcpu *vcpu)
 {
-	struct kvm_regs regs;
-	struct kvm_sregs sregs;
-	struct x86_paging pg;
-	uint64_t paddr;
-	uint8_t *code;
+	const struct kvm_traits *t = vcpu->vm->traits;
 
-	if (!vcpu_guest_tsc_is_free(vcpu) || vcpu_get_regs(vcpu, &regs, &sregs))
+	if (!t || !t->int3_exit_ticks || !vcpu_guest_tsc_is_free(vcpu))
 		return;
-	pg = x86_paging_from_sregs(&sregs);
-	if (x86_translate(mem, &pg, x86_linear(&sregs, sregs.cs.base, regs.rip), &paddr, NULL))
-		return;
-	code = guest_mem_ptr(mem, paddr, 1);
-	c->exits_timed = code && vcpu_time_int3_exits(vcpu, code, 31, &c->exit_rest_ticks) == 0;
+	c->exit_rest_ticks = t->int3_exit_ticks;
+	c->exits_timed = true;
 }
 
 /* The nanoseconds this thread has spent waiting for a CPU on the host's

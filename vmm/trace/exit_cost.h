@@ -49,10 +49,11 @@ struct exit_cost {
 	bool waited_known;
 };
 
-/* Before the guest's first instruction: the round trip timed at that
- * instruction, only where the guest's TSC is the host's plus an offset
- * (the host's ticks are then the guest's). */
-void exit_cost_time_at_start(struct exit_cost *c, struct vcpu *vcpu, struct guest_mem *mem);
+/* Before the guest's first instruction: the round trip the KVM probe
+ * timed in its scratch VM (vmm/kvm/kvm_traits.h), the guest's own code
+ * untouched; only where the guest's TSC is the host's plus an offset (the
+ * host's ticks are then the guest's) and int3s exit at all. */
+void exit_cost_time_at_start(struct exit_cost *c, struct vcpu *vcpu);
 /* The last thing before the run, on the thread that will run the vCPU:
  * its wait for a host CPU so far. */
 void exit_cost_start_waiting(struct exit_cost *c);

@@ -437,7 +437,7 @@ int tracer_attach(struct tracer *t, struct machine *m, const struct trace_option
 	 * existing file. */
 	if (open_output(t))
 		return -1;
-	exit_cost_time_at_start(&t->cost, &m->vcpu, &m->vm.mem);
+	exit_cost_time_at_start(&t->cost, &m->vcpu);
 	site_patches_arm(&t->patches, &m->vm.mem);
 	t->capturing = true;
 	if (start_flight_recorder(t))

@@ -51,6 +51,17 @@
 #define ET_PORT_TRAMP_DRAIN (ET_PORT_BASE + 0x8)
 
 /*
+ * Code hooks: on a KVM that reports no debug-register breakpoints, the
+ * VMM's own breakpoints (the panic watch, --until, the handoff symbol,
+ * --nmi-at) are `out ET_PORT_CODE_HOOK, al` written over the instruction
+ * they watch, which the VMM puts back before it runs. `out imm8` reaches
+ * only ports below 0x100, hence a port apart from the block above, one no
+ * PC device decodes. Guests never write it; a write from anywhere but a
+ * hook is an ordinary unclaimed port access.
+ */
+#define ET_PORT_CODE_HOOK 0xe7
+
+/*
  * The trampolines' batch header (struct et_tramp_batch below), as byte
  * offsets for the assembly templates in trampolines/, and the guest ring
  * header's (struct et_ring) for guestlib's __fentry__.
