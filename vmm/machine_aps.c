@@ -16,14 +16,20 @@
 #include "vmm/machine_signals.h"
 
 /* vCPUs 1..N-1, waiting for INIT and SIPI (KVM's reset state for a vCPU
- * other than 0 beside an in-kernel local APIC). */
+ * other than 0 beside an in-kernel local APIC). More than the host has
+ * CPUs is allowed, as QEMU allows it: they take turns. */
 int machine_create_aps(struct machine *m, const struct run_options *o)
 {
-	unsigned want = o->nr_cpus ? o->nr_cpus : 1, most = vm_recommended_vcpus(&m->vm);
+	unsigned want = o->nr_cpus ? o->nr_cpus : 1, most = vm_max_vcpus(&m->vm);
+	unsigned recommended = vm_recommended_vcpus(&m->vm);
 
 	if (want > most)
-		return et_error("--cpus %u: KVM here recommends at most %u vCPUs "
-				"(KVM_CAP_NR_VCPUS)", want, most);
+		return et_error("--cpus %u: KVM here takes at most %u vCPUs (KVM_CAP_MAX_VCPUS)",
+				want, most);
+	if (want > recommended)
+		et_warn("--cpus %u: more vCPUs than KVM here recommends (%u, KVM_CAP_NR_VCPUS: "
+			"the host's CPUs); they take turns on them",
+			want, recommended);
 	if (want == 1)
 		return 0;
 	m->aps = calloc(want - 1, sizeof(*m->aps));

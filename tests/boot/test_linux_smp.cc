@@ -23,8 +23,6 @@ TEST(LinuxBoot, DebianBringsUpItsSecondCpuUnderTrace)
 		GTEST_SKIP() << vmlinuz << " is missing: run images/fetch-debian-kernel.sh";
 	if (!getenv("EARLYTRACE_SLOW_TESTS"))
 		GTEST_SKIP() << "a stock-kernel boot to smp_init; set EARLYTRACE_SLOW_TESTS=1 to run it";
-	if (kvm_recommended_vcpus() < 2)
-		GTEST_SKIP() << "KVM here recommends one vCPU (KVM_CAP_NR_VCPUS)";
 	std::string path = temp_path("linux-smp.trace");
 	VmmRun run;
 	// Traced until the handoff at ftrace_init (before the APs start);

@@ -108,6 +108,15 @@ unsigned vm_recommended_vcpus(struct vm *vm)
 	return n > VM_MAX_VCPUS ? VM_MAX_VCPUS : (unsigned)n;
 }
 
+unsigned vm_max_vcpus(struct vm *vm)
+{
+	int n = ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_MAX_VCPUS);
+
+	if (n <= 0)
+		return vm_recommended_vcpus(vm);
+	return n > VM_MAX_VCPUS ? VM_MAX_VCPUS : (unsigned)n;
+}
+
 void vm_kick_others(struct vm *vm, struct vcpu *except)
 {
 	for (unsigned i = 0; i < vm->nr_vcpus; i++) {

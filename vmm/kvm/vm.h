@@ -96,9 +96,12 @@ void vm_set_stop_detail(struct vm *vm, const char *detail);
 /* The reason's name and its detail: "guest reset (i8042 reset line)". */
 const char *vm_stop_describe(struct vm *vm, char *buf, size_t len);
 
-/* The recommended most vCPUs for a VM on this KVM (KVM_CAP_NR_VCPUS;
- * KVM_CAP_MAX_VCPUS is the hard limit), at least 1. */
+/* The recommended most vCPUs for a VM on this KVM (KVM_CAP_NR_VCPUS: the
+ * host's CPUs), at least 1. */
 unsigned vm_recommended_vcpus(struct vm *vm);
+/* The most vCPUs this KVM takes (KVM_CAP_MAX_VCPUS, else the recommended
+ * number), at most VM_MAX_VCPUS. */
+unsigned vm_max_vcpus(struct vm *vm);
 
 /* Makes every vCPU but `except` (NULL: all) leave KVM_RUN soon, from any
  * thread; each notices the stop state or pending work before entering

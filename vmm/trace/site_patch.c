@@ -60,6 +60,18 @@ void site_patches_free(struct site_patches *sp)
 	memset(sp, 0, sizeof(*sp));
 }
 
+size_t site_patches_drop_int3(struct site_patches *sp)
+{
+	size_t kept = 0, dropped;
+
+	for (size_t i = 0; i < sp->nr; i++)
+		if (sp->sites[i].kind != PATCH_INT3)
+			sp->sites[kept++] = sp->sites[i]; /* order (by paddr) kept */
+	dropped = sp->nr - kept;
+	sp->nr = kept;
+	return dropped;
+}
+
 bool site_patch_set_call(struct patched_site *s, uint64_t target)
 {
 	if (!x86_encode_call_rel32(s->patch, s->vaddr, target))

@@ -60,6 +60,11 @@ void site_patches_free(struct site_patches *sp);
 /* Makes s an int3 patch again (how every site starts). */
 void site_patch_set_int3(struct patched_site *s);
 
+/* Removes the sites still patched with int3 (no trampoline reaches them)
+ * from sp, before any is armed: they stay as the kernel built them, on a
+ * KVM that does not report int3s. Returns how many. */
+size_t site_patches_drop_int3(struct site_patches *sp);
+
 /* Makes s a `call target` (both virtual, as the site runs). False if the
  * target is out of rel32 reach; s keeps its int3 patch then. */
 bool site_patch_set_call(struct patched_site *s, uint64_t target);

@@ -10,6 +10,7 @@
 #include "arch/x86/msr.h"
 #include "arch/x86/page_walk.h"
 #include "vmm/error.h"
+#include "vmm/kvm/kvm_traits.h"
 #include "vmm/trace/progress.h"
 
 static void stop_run(struct tracer *t)
@@ -385,6 +386,25 @@ static int attach_handoff(struct tracer *t)
 	return machine_every(m, t->o->follow_period_s, read_rings, t);
 }
 
+/* Breakpoint mode, and --graph's return breakpoints, are int3s: on a KVM
+ * that does not report them (KVM nested under QEMU's TCG) they would go
+ * to the guest's own IDT. Auto mode then takes trampolines only
+ * (tramp_mode.c) and says so. */
+static int check_int3(struct tracer *t)
+{
+	const struct kvm_traits *k = t->m->vm.traits;
+
+	if (!k || k->int3_exits)
+		return 0;
+	if (t->o->mode == TRACE_MODE_INT3)
+		return et_error("--mode int3: %s (--mode trampoline traces without it)", k->no_int3);
+	if (t->o->graph)
+		return et_error("--graph: its return breakpoints are int3s, and %s", k->no_int3);
+	if (t->o->mode == TRACE_MODE_AUTO)
+		et_warn("%s: tracing with trampolines only", k->no_int3);
+	return 0;
+}
+
 static int arm_until(struct tracer *t)
 {
 	uint64_t addr;
@@ -424,7 +444,7 @@ int tracer_attach(struct tracer *t, struct machine *m, const struct trace_option
 		return -1;
 	t->rec.tap = flight_recorder_add;
 	t->rec.tap_ctx = &t->fr;
-	if (select_sites(t) ||
+	if (check_int3(t) || select_sites(t) ||
 	    tramp_mode_attach(&t->tramp, o->mode, m, &t->patches, &t->rec, o->oneshot,
 			      o->batch_events) ||
 	    graph_attach(&t->graph, o->graph, &m->kernel, &m->symbols, &m->vm.mem, &t->rec) ||

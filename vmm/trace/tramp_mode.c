@@ -8,6 +8,7 @@
 #include "arch/x86/cpu_model.h"
 #include "arch/x86/msr.h"
 #include "vmm/error.h"
+#include "vmm/kvm/kvm_traits.h"
 #include "vmm/machine.h"
 
 int trace_mode_parse(const char *text, enum trace_mode *mode)
@@ -269,6 +270,9 @@ int tramp_mode_attach(struct tramp_mode *tm, enum trace_mode mode, struct machin
 	    set_tsc_aux(m)) {
 		if (mode == TRACE_MODE_TRAMPOLINE)
 			return et_error_prefix("--mode trampoline");
+		if (m->vm.traits && !m->vm.traits->int3_exits)
+			return et_error_prefix("nothing can be traced here: %s, and trampolines",
+					       m->vm.traits->no_int3);
 		et_warn("trampolines: %s; using breakpoints", et_last_error());
 		et_clear_error();
 		return 0;
@@ -281,9 +285,19 @@ int tramp_mode_attach(struct tramp_mode *tm, enum trace_mode mode, struct machin
 		routed += tramp_route_site(&tm->tramp, &patches->sites[i], oneshot, tm->gm);
 	trampolines_batch_reset(&tm->tramp, tm->gm, batch_allowance(tm));
 	tm->placed = true;
-	if (routed < patches->nr)
+	if (routed < patches->nr && m->vm.traits && !m->vm.traits->int3_exits) {
+		size_t total = patches->nr, dropped = site_patches_drop_int3(patches);
+
+		if (!patches->nr)
+			return et_error("none of the %zu sites can reach %s, and %s", total,
+					tm->tramp.region.desc, m->vm.traits->no_int3);
+		et_warn("trampolines: %zu of %zu sites cannot reach %s, and %s: those are not "
+			"traced",
+			dropped, total, tm->tramp.region.desc, m->vm.traits->no_int3);
+	} else if (routed < patches->nr) {
 		et_warn("trampolines: %zu of %zu sites cannot reach %s; they use breakpoints",
 			patches->nr - routed, patches->nr, tm->tramp.region.desc);
+	}
 	return 0;
 }
 
