@@ -81,6 +81,28 @@ bool kvm_shutdown_keeps_state()
 const char kTripleFaultStateLost[] =
 	"triple fault; this KVM reset the vCPU before its state could be read, as on AMD SVM";
 
+std::string int3_skip_reason()
+{
+	static std::string why;
+	static bool known;
+	if (!known) {
+		khh_traits t;
+		if (kvm_available() && khh_get_traits(&t) == 0 && !t.int3_exits)
+			why = std::string("breakpoint tracing: ") + t.no_int3;
+		known = true;
+	}
+	return why;
+}
+
+std::string stock_boot_skip_reason(const std::string &what)
+{
+	if (getenv("EARLYTRACE_SLOW_TESTS"))
+		return "";
+	if (file_exists("/sys/module/kvm_pvm"))
+		return what + " takes minutes on kvm-pvm; set EARLYTRACE_SLOW_TESTS=1 to run it";
+	return "";
+}
+
 bool kvm_required()
 {
 	const char *v = getenv("EARLYTRACE_REQUIRE_KVM");

@@ -33,6 +33,32 @@ unsigned kvm_recommended_vcpus();
 bool kvm_shutdown_keeps_state();
 extern const char kTripleFaultStateLost[];
 
+// Breakpoint tracing (--mode int3, and --graph's return breakpoints)
+// needs a KVM that reports the guest's int3: not KVM nested under QEMU's
+// TCG (vmm/kvm/kvm_traits.h). "" where it does (or where KVM is not
+// usable: REQUIRE_KVM() speaks then), else the reason to skip with.
+std::string int3_skip_reason();
+
+// Skips a test (or a fixture's SetUp) of breakpoint tracing where int3s do
+// not reach the VMM; REQUIRE_MODE() only when `mode` is "int3".
+#define REQUIRE_INT3()                                                                 \
+	do {                                                                           \
+		std::string int3_why_ = int3_skip_reason();                            \
+		if (!int3_why_.empty())                                                \
+			GTEST_SKIP() << int3_why_;                                     \
+	} while (0)
+#define REQUIRE_MODE(mode)                                                             \
+	do {                                                                           \
+		if (std::string(mode) == "int3")                                       \
+			REQUIRE_INT3();                                                \
+	} while (0)
+
+// Boots of a stock kernel (`what`, for the reason): "" where they run, else
+// why not. They run where a stock kernel boots in seconds (real VMX/SVM,
+// KVM nested under QEMU's TCG); on kvm-pvm, which takes minutes (about
+// 470 s to /init), only with EARLYTRACE_SLOW_TESTS=1.
+std::string stock_boot_skip_reason(const std::string &what);
+
 // The one way a test stops for want of KVM. When KVM is not usable it
 // ends the test (or the helper function it stands in) as skipped, with
 // the reason; under EARLYTRACE_REQUIRE_KVM=1 as failed instead, so a CI
@@ -43,7 +69,7 @@ extern const char kTripleFaultStateLost[];
 		if (!kvm_available(&kvm_why_)) {                                       \
 			if (kvm_required())                                            \
 				GTEST_FAIL() << "EARLYTRACE_REQUIRE_KVM=1 but " << kvm_why_; \
-			GTEST_SKIP() << kvm_why_;                                      \
+			GTEST_SKIP() << "needs KVM: " << kvm_why_;                     \
 		}                                                                      \
 	} while (0)
 

@@ -159,6 +159,7 @@ TEST(BadInput, NoWayToBoot)
 
 TEST(BadInput, RamTooSmall)
 {
+	REQUIRE_KVM(); // checked as the VM's RAM is made
 	expect_one_line_error(run_vmm({ "run", "--kernel", image("x86_64"), "--mem", "1M" }),
 			      "guest RAM of 1048576 bytes is too small");
 }

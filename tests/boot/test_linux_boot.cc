@@ -47,17 +47,17 @@ VmmResult boot_linux(const LinuxFixture &f, const std::string &extra_append)
 
 } // namespace
 
-// The full boot to userspace takes many minutes on an emulating nested KVM
-// and needs instructions its emulator lacks: run with
-// EARLYTRACE_SLOW_TESTS=1 (on real VMX/SVM hosts it takes seconds).
+// The full boot to userspace: seconds on real VMX/SVM and tens of seconds
+// in the nested test VM; on kvm-pvm (minutes) only with
+// EARLYTRACE_SLOW_TESTS=1 (stock_boot_skip_reason()).
 TEST(LinuxBoot, DebianCloudKernelReachesInitAndRebootsCleanly)
 {
 	REQUIRE_KVM();
 	LinuxFixture f = linux_fixture();
 	if (!f.skip_reason.empty())
 		GTEST_SKIP() << f.skip_reason;
-	if (!getenv("EARLYTRACE_SLOW_TESTS"))
-		GTEST_SKIP() << "a full stock-kernel boot; set EARLYTRACE_SLOW_TESTS=1 to run it";
+	if (std::string why = stock_boot_skip_reason("a full stock-kernel boot"); !why.empty())
+		GTEST_SKIP() << why;
 	VmmResult r = boot_linux(f, "et_init=reboot");
 	EXPECT_EQ(r.status, 0) << r.err << r.out.substr(r.out.size() > 3000 ? r.out.size() - 3000 : 0);
 	EXPECT_TRUE(std::regex_search(r.out, std::regex("Linux version 6\\.[0-9]+\\.[0-9]+-[0-9]+-cloud-amd64")))
@@ -71,16 +71,15 @@ TEST(LinuxBoot, DebianCloudKernelReachesInitAndRebootsCleanly)
 	EXPECT_EQ(r.err.find("guest stopped"), std::string::npos) << r.err;
 }
 
-// A second boot: run with EARLYTRACE_SLOW_TESTS=1 (a guest panic is also
-// covered on every run by the test kernels' crash=panic).
+// A second boot, which panics from user space (stock_boot_skip_reason()).
 TEST(LinuxBoot, KernelPanicEndsWithStatus3)
 {
 	REQUIRE_KVM();
 	LinuxFixture f = linux_fixture();
 	if (!f.skip_reason.empty())
 		GTEST_SKIP() << f.skip_reason;
-	if (!getenv("EARLYTRACE_SLOW_TESTS"))
-		GTEST_SKIP() << "a second stock-kernel boot; set EARLYTRACE_SLOW_TESTS=1 to run it";
+	if (std::string why = stock_boot_skip_reason("a second stock-kernel boot"); !why.empty())
+		GTEST_SKIP() << why;
 	// The initramfs crashes the kernel through sysrq; panic=-1 then reboots,
 	// which without the breakpoint on panic() would look like success.
 	VmmResult r = boot_linux(f, "et_init=panic");
@@ -95,12 +94,10 @@ namespace {
 
 std::string kernel_only_skip_reason(const LinuxFixture &f)
 {
-	if (!kvm_available())
-		return "/dev/kvm is not usable here";
 	if (!file_exists(f.vmlinuz))
 		return f.vmlinuz + " is missing: run images/fetch-debian-kernel.sh";
-	if (!getenv("EARLYTRACE_SLOW_TESTS"))
-		return "a stock-kernel boot to a panic; set EARLYTRACE_SLOW_TESTS=1 to run it";
+	if (std::string why = stock_boot_skip_reason("a stock-kernel boot to a panic"); !why.empty())
+		return why;
 	return "";
 }
 
@@ -161,6 +158,7 @@ INSTANTIATE_TEST_SUITE_P(Methods, LinuxReboot,
 // the panic output is out.
 TEST_P(LinuxPanic, EndsOnceThePanicOutputIsOut)
 {
+	REQUIRE_KVM();
 	LinuxFixture f = linux_fixture();
 	std::string skip = kernel_only_skip_reason(f);
 	if (!skip.empty())
@@ -182,6 +180,7 @@ TEST_P(LinuxPanic, EndsOnceThePanicOutputIsOut)
 // by the method reboot= names: each must reset the machine cleanly.
 TEST_P(LinuxReboot, EachMethodResetsTheMachine)
 {
+	REQUIRE_KVM();
 	LinuxFixture f = linux_fixture();
 	std::string skip = kernel_only_skip_reason(f);
 	if (!skip.empty())
@@ -201,6 +200,7 @@ TEST_P(LinuxReboot, EachMethodResetsTheMachine)
 // nothing about the root device.
 TEST(LinuxBoot, RunWithoutARootDeviceEndsAfterTheVfsPanic)
 {
+	REQUIRE_KVM();
 	LinuxFixture f = linux_fixture();
 	std::string skip = kernel_only_skip_reason(f);
 	if (!skip.empty())

@@ -174,8 +174,8 @@ TEST(LinuxFollow, TimeoutKeepsTheKernelsEventsUpToThatMoment)
 	std::string vmlinuz = debian_kernel_dir() + "/vmlinuz";
 	if (!file_exists(vmlinuz) || !file_exists(initramfs_path()))
 		GTEST_SKIP() << "needs images/fetch-debian-kernel.sh and images/make-initramfs.sh";
-	if (!getenv("EARLYTRACE_SLOW_TESTS"))
-		GTEST_SKIP() << "a stock-kernel boot to /init; set EARLYTRACE_SLOW_TESTS=1 to run it";
+	if (std::string why = stock_boot_skip_reason("a stock-kernel boot to /init"); !why.empty())
+		GTEST_SKIP() << why;
 	const int timeout_s = 600;
 	TempDir d;
 	std::string out = d.file("follow-timeout.trace");
@@ -216,8 +216,8 @@ TEST(LinuxFollow, HangInAnInitcallKeepsTheKernelsEventsUpToTheHang)
 	std::string vmlinuz = debian_kernel_dir() + "/vmlinuz";
 	if (!file_exists(vmlinuz))
 		GTEST_SKIP() << vmlinuz << " is missing: run images/fetch-debian-kernel.sh";
-	if (!getenv("EARLYTRACE_SLOW_TESTS"))
-		GTEST_SKIP() << "a stock-kernel boot to its initcalls; set EARLYTRACE_SLOW_TESTS=1 to run it";
+	if (std::string why = stock_boot_skip_reason("a stock-kernel boot to its initcalls"); !why.empty())
+		GTEST_SKIP() << why;
 	TempDir d;
 	std::string out = d.file("follow-hang.trace");
 	VmmRun run;

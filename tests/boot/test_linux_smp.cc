@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The Debian cloud kernel with two vCPUs under trace: it brings up its
 // second CPU (INIT-SIPI-SIPI from the MADT earlytrace writes) and says so.
-// Minutes on a nested, emulating KVM (about 5 of wall time on kvm-pvm:
-// docs/linux.md, "Application processors on kvm-pvm"): run with
-// EARLYTRACE_SLOW_TESTS=1.
+// Minutes on kvm-pvm (about 5 of wall time: docs/linux.md, "Application
+// processors on kvm-pvm"): there only with EARLYTRACE_SLOW_TESTS=1.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -21,8 +20,8 @@ TEST(LinuxBoot, DebianBringsUpItsSecondCpuUnderTrace)
 	std::string vmlinuz = debian_kernel_dir() + "/vmlinuz";
 	if (!file_exists(vmlinuz))
 		GTEST_SKIP() << vmlinuz << " is missing: run images/fetch-debian-kernel.sh";
-	if (!getenv("EARLYTRACE_SLOW_TESTS"))
-		GTEST_SKIP() << "a stock-kernel boot to smp_init; set EARLYTRACE_SLOW_TESTS=1 to run it";
+	if (std::string why = stock_boot_skip_reason("a stock-kernel boot to smp_init"); !why.empty())
+		GTEST_SKIP() << why;
 	std::string path = temp_path("linux-smp.trace");
 	VmmRun run;
 	// Traced until the handoff at ftrace_init (before the APs start);

@@ -90,7 +90,7 @@ TEST(Smp, EveryCpuStartsAndRunsItsOwnCallTree)
 	EXPECT_EQ(r.err, "");
 }
 
-TEST(Smp, OneVcpuHasNoMadtAndStartsNothing)
+TEST(Smp, OneVcpuStartsNothing)
 {
 	REQUIRE_KVM();
 	VmmResult r = run_vmm({ "run", "--kernel", image("x86_64"), "--mem", "32M", "--append",

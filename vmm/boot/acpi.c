@@ -120,7 +120,12 @@ uint64_t acpi_write_tables(const struct guest_mem *gm)
 uint64_t acpi_write_tables_cpus(const struct guest_mem *gm, unsigned nr_cpus)
 {
 	uint64_t base = LAYOUT_ACPI_TABLES;
-	unsigned nr_tables = nr_cpus > 1 ? 2 : 1;
+	/* The MADT with one vCPU too: a hardware-reduced FADT tells Linux
+	 * there is no 8259 (it then takes null_legacy_pic), so without a
+	 * MADT's I/O APIC no ISA interrupt has a controller, the UART's
+	 * IRQ 4 cannot be requested, /dev/console does not open and init
+	 * starts with no stdin, stdout or stderr. */
+	const unsigned nr_tables = 2;
 	uint8_t *t = guest_mem_ptr(gm, base, LAYOUT_ACPI_TABLES_SIZE);
 	uint8_t *rsdp, *xsdt, *fadt, *dsdt;
 	uint32_t dsdt_len = SDT_HEADER + sizeof(dsdt_aml);
@@ -152,13 +157,11 @@ uint64_t acpi_write_tables_cpus(const struct guest_mem *gm, unsigned nr_cpus)
 	memcpy(fadt + 268, "ETRACE\0\0", 8);		/* hypervisor vendor */
 	fadt[9] = checksum(fadt, FADT_LEN);
 
-	if (nr_cpus > 1)
-		write_madt(t + MADT_OFF, nr_cpus);
+	write_madt(t + MADT_OFF, nr_cpus ? nr_cpus : 1);
 
 	sdt_header(xsdt, "XSDT", SDT_HEADER + 8 * nr_tables, 1);
 	put64(xsdt + SDT_HEADER, base + FADT_OFF);
-	if (nr_cpus > 1)
-		put64(xsdt + SDT_HEADER + 8, base + MADT_OFF);
+	put64(xsdt + SDT_HEADER + 8, base + MADT_OFF);
 	xsdt[9] = checksum(xsdt, SDT_HEADER + 8 * nr_tables);
 
 	memcpy(rsdp, "RSD PTR ", 8);
