@@ -94,6 +94,11 @@ std::string int3_skip_reason()
 	return why;
 }
 
+const char *busiest_trace_mode()
+{
+	return int3_skip_reason().empty() ? "int3" : "trampoline";
+}
+
 std::string stock_boot_skip_reason(const std::string &what)
 {
 	if (getenv("EARLYTRACE_SLOW_TESTS"))
@@ -203,8 +208,10 @@ std::vector<uint8_t> make_bzimage(const std::vector<uint8_t> &compressed, size_t
 
 TempDir::TempDir()
 {
-	char tmpl[] = "/tmp/earlytrace-test-XXXXXX";
-	const char *made = mkdtemp(tmpl);
+	// gtest's temporary folder: $TEST_TMPDIR, else /tmp (scripts/test.sh
+	// points the nested VM's runs at a tmpfs of the VM's own).
+	std::string tmpl = ::testing::TempDir() + "earlytrace-test-XXXXXX";
+	const char *made = mkdtemp(tmpl.data());
 	path = made ? made : "/nonexistent";
 }
 

@@ -53,6 +53,11 @@ std::string int3_skip_reason();
 			REQUIRE_INT3();                                                \
 	} while (0)
 
+// The mode with an exit per call where this KVM has it ("int3"), else
+// "trampoline": for tests of what happens while a trace runs (signals,
+// output files), not of breakpoint mode itself.
+const char *busiest_trace_mode();
+
 // Boots of a stock kernel (`what`, for the reason): "" where they run, else
 // why not. They run where a stock kernel boots in seconds (real VMX/SVM,
 // KVM nested under QEMU's TCG); on kvm-pvm, which takes minutes (about
@@ -106,7 +111,7 @@ std::vector<std::string> text_lines(const std::string &text);
 // report_write() to return want.
 std::string report_text(const std::string &path, report_format f, int want = 0);
 
-// A fresh directory under /tmp, removed with everything in it at the end
+// A fresh directory under gtest's TempDir() (/tmp), removed with everything in it at the end
 // of the scope.
 struct TempDir {
 	std::string path;

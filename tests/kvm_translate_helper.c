@@ -75,6 +75,11 @@ int kth_has_la57(struct kth *k)
 	return has_feature(k, 7, CPUID_ECX, 16);
 }
 
+int kth_has_rdtscp(struct kth *k)
+{
+	return has_feature(k, 0x80000001, CPUID_EDX, 27);
+}
+
 int kth_has_1g_pages(struct kth *k)
 {
 	return has_feature(k, 0x80000001, CPUID_EDX, 26);

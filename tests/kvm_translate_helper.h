@@ -31,6 +31,7 @@ const struct guest_mem *kth_mem(struct kth *k);
 /* CPUID features the guest sees (KVM_GET_CPUID2 on the vCPU). */
 int kth_has_la57(struct kth *k);
 int kth_has_1g_pages(struct kth *k);
+int kth_has_rdtscp(struct kth *k);
 
 /*
  * Loads cr0/cr3/cr4/efer from `pg` with KVM_SET_SREGS, the code segment

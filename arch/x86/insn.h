@@ -12,7 +12,6 @@
 #define X86_OPCODE_INT3 0xcc
 #define X86_OPCODE_CALL_REL32 0xe8
 #define X86_OPCODE_FWAIT 0x9b
-#define X86_OPCODE_UD2_SECOND 0x0b /* 0f 0b: ud2 */
 #define X86_OPCODE_NOP 0x90
 #define X86_OPCODE_HLT 0xf4
 #define X86_OPCODE_MOV_AL_IMM8 0xb0

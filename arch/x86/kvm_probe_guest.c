@@ -7,6 +7,9 @@
 #include "arch/x86/insn.h"
 #include "earlytrace/abi.h"
 
+/* xor eax, eax; div eax */
+static const uint8_t x86_div_by_zero[4] = { 0x31, 0xc0, 0xf7, 0xf0 };
+
 /* Above the boot GDT and stack that boot_cpu_setup_pvh() uses. */
 #define PROBE_IDT 0x10000
 #define PROBE_STUBS 0x11000
@@ -60,13 +63,16 @@ int x86_probe_guest_setup(const struct guest_mem *gm, enum x86_probe_test test,
 		p->hook_next = PROBE_CODE + X86_CODE_HOOK_LEN;
 		break;
 	case X86_PROBE_SHUTDOWN:
-		code[0] = X86_OPCODE_0F;
-		code[1] = X86_OPCODE_UD2_SECOND;
+		/* #DE, which KVM never intercepts (it does #UD on SVM, and a
+		 * triple fault KVM raises itself keeps the state): the CPU's
+		 * own shutdown, as a guest's triple fault is. */
+		memcpy(code, x86_div_by_zero, sizeof(x86_div_by_zero));
+		p->fault_rip = PROBE_CODE + 2;
 		break;
 	}
 	if (boot_cpu_setup_pvh(gm, PROBE_CODE, 0, regs, sregs) || write_idt(gm, sregs))
 		return -1;
 	if (test == X86_PROBE_SHUTDOWN)
-		sregs->idt.limit = 0; /* #UD, then #DF, cannot be delivered */
+		sregs->idt.limit = 0; /* #DE, then #DF, cannot be delivered */
 	return guest_mem_write(gm, PROBE_CODE, code, sizeof(code));
 }

@@ -32,13 +32,14 @@ enum x86_probe_test {
 	X86_PROBE_INT3,	     /* int3; hlt */
 	X86_PROBE_HW_BP,     /* nop; nop; hlt, an execution breakpoint on the second nop */
 	X86_PROBE_CODE_HOOK, /* a code hook (out to ET_PORT_CODE_HOOK); hlt */
-	X86_PROBE_SHUTDOWN,  /* ud2 with an empty IDT: a triple fault */
+	X86_PROBE_SHUTDOWN,  /* a divide by zero with an empty IDT: a triple fault */
 };
 
 struct x86_probe {
 	uint64_t rip;	  /* where the test starts */
 	uint64_t bp_addr; /* X86_PROBE_HW_BP: the breakpoint's linear address */
 	uint64_t hook_next; /* X86_PROBE_CODE_HOOK: rip once the hook's out completed */
+	uint64_t fault_rip; /* X86_PROBE_SHUTDOWN: the faulting instruction */
 };
 
 /* Writes the test's code, the GDT and the IDT into gm and fills the

@@ -57,7 +57,11 @@ VmmResult trace_sequence(const std::string &out, std::vector<std::string> extra)
 	return run_vmm(args);
 }
 
-class ExitTimeline : public ::testing::TestWithParam<const char *> {};
+class ExitTimeline : public ::testing::TestWithParam<const char *> {
+protected:
+	// Breakpoint mode needs a KVM that reports int3s (fixtures.h).
+	void SetUp() override { REQUIRE_MODE(GetParam()); }
+};
 INSTANTIATE_TEST_SUITE_P(Modes, ExitTimeline, ::testing::Values("int3", "trampoline"));
 
 void expect_exit(const Event &e, uint16_t kind, uint64_t addr, uint64_t value, unsigned size,

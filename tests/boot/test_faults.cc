@@ -69,6 +69,8 @@ void expect_accounted(const TraceFile &t)
 
 class FaultInMode : public ::testing::TestWithParam<const char *> {
 protected:
+	// Breakpoint mode needs a KVM that reports int3s (fixtures.h).
+	void SetUp() override { REQUIRE_MODE(GetParam()); }
 	std::vector<std::string> args(const std::string &out, const std::string &append,
 				      std::vector<std::string> extra = {})
 	{

@@ -73,7 +73,11 @@ void expect_report(const Ending &e, const std::string &why, const char *fn, size
 	EXPECT_EQ(e.end_reason.rfind(why, 0), 0u) << e.end_reason;
 }
 
-class FlightRecorder : public ::testing::TestWithParam<const char *> {};
+class FlightRecorder : public ::testing::TestWithParam<const char *> {
+protected:
+	// Breakpoint mode needs a KVM that reports int3s (fixtures.h).
+	void SetUp() override { REQUIRE_MODE(GetParam()); }
+};
 INSTANTIATE_TEST_SUITE_P(Modes, FlightRecorder, ::testing::Values("int3", "trampoline"));
 
 } // namespace
@@ -147,7 +151,10 @@ TEST_P(FlightRecorder, GuestPanic)
 							  "42\"; panic\\(\\) called from "
 							  "boot_begin\\+0x")))
 		<< e.r.err;
-	EXPECT_NE(e.r.err.find("    #0  panic "), std::string::npos) << e.r.err;
+	// At panic(), or just past its entry site where the KVM has no
+	// debug registers (vmm/kvm/code_hook.h).
+	EXPECT_TRUE(std::regex_search(e.r.err, std::regex("    #0  panic(\\+0x5)? ")))
+		<< e.r.err;
 	EXPECT_NE(e.r.err.find("\n  rip=ffffffff8"), std::string::npos) << e.r.err;
 	EXPECT_NE(e.r.out.find("Kernel panic - not syncing"), std::string::npos) << e.r.out;
 	EXPECT_TRUE(std::regex_search(e.end_reason, std::regex("^guest panic: \".+\"; panic\\(\\) "

@@ -116,6 +116,7 @@ std::string ftrace_duration(uint64_t ns)
 TEST(FunctionGraph, ExactPairingDepthsAndDurationsOnTheCallTree)
 {
 	REQUIRE_KVM();
+	REQUIRE_INT3();
 	TempDir d;
 	std::string out = d.file("graph.trace");
 	VmmResult r = run_vmm({ "trace", "--kernel", image("x86_64"), "--mem", "32M", "--filter",
@@ -274,6 +275,7 @@ std::vector<uint64_t> graph_roots(const std::string &text)
 TEST(FunctionGraph, DurationsWithoutTheTracersCost)
 {
 	REQUIRE_KVM();
+	REQUIRE_INT3();
 	TempDir d;
 	std::string out = d.file("graph.trace");
 	VmmResult r = run_vmm({ "trace", "--kernel", image("x86_64"), "--mem", "32M", "--filter",
@@ -356,6 +358,7 @@ TEST(FunctionGraph, DurationsWithoutTheTracersCost)
 TEST(FunctionGraph, HandoffWithFramesOnTheStackLeavesTheGuestRunning)
 {
 	REQUIRE_KVM();
+	REQUIRE_INT3();
 	for (const char *arch : { "x86_64", "i386" }) {
 		TempDir d;
 		std::string out = d.file("ring.trace");
@@ -382,6 +385,7 @@ TEST(FunctionGraph, HandoffWithFramesOnTheStackLeavesTheGuestRunning)
 TEST(FunctionGraph, StackOfACrashIsExactAndTrampolineModeIsRefused)
 {
 	REQUIRE_KVM();
+	REQUIRE_INT3();
 	TempDir d;
 	VmmResult r = run_vmm({ "trace", "--kernel", image("x86_64"), "--mem", "32M", "--graph",
 				"--append", "crash=triple", "--output", d.file("t.trace"), "--timeout",

@@ -86,6 +86,7 @@ void trace_sharing_a_cpu(const std::vector<std::string> &args, const std::string
 TEST(HostWaits, WaitsAreRecordedAndTakenOutOfTheDurationsTheyFellInto)
 {
 	REQUIRE_KVM();
+	REQUIRE_INT3();
 	TempDir d;
 	std::string out = d.file("waits.trace");
 	trace_sharing_a_cpu({ "--graph", "--filter", "ct_root", "--append", "repeat=20" }, out);

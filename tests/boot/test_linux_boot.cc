@@ -316,6 +316,7 @@ std::vector<std::pair<uint64_t, uint64_t>> trace_early_phase(const LinuxFixture 
 TEST(LinuxBoot, DebianEarlyPhaseIsTracedUntilFtraceInitInBothModes)
 {
 	REQUIRE_KVM();
+	REQUIRE_INT3();
 	LinuxFixture f = linux_fixture();
 	if (!f.skip_reason.empty())
 		GTEST_SKIP() << f.skip_reason;

@@ -139,6 +139,8 @@ void expect_nest_records(const TraceFile &t, unsigned source, long outer, long i
 
 class NestedRecording : public ::testing::TestWithParam<const char *> {
 protected:
+	// Breakpoint mode needs a KVM that reports int3s (fixtures.h).
+	void SetUp() override { REQUIRE_MODE(GetParam()); }
 	std::string mode() const { return GetParam(); }
 };
 

@@ -146,7 +146,7 @@ TEST(Outputs, SecondTraceRunOnTheSameFileIsRefused)
 	std::string out = d.file("shared.trace");
 	VmmRun first;
 	first.args = { "trace",	   "--kernel", image("x86_64"), "--mem",	 "32M",
-		       "--mode",   "int3",     "--filter",	    "ct_*",	 "--timeout",
+		       "--mode",   busiest_trace_mode(), "--filter",	    "ct_*",	 "--timeout",
 		       "60",	   "--append", "repeat=100000", "--output", out };
 	first.wait_for = "modules: ";
 	first.send_signal = SIGTERM;

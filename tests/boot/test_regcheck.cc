@@ -71,7 +71,11 @@ void expect_ok_lines(const std::string &arch, const std::string &out)
 
 using Param = std::tuple<const char *, const char *>; // arch, --mode
 
-class RegcheckTrace : public ::testing::TestWithParam<Param> {};
+class RegcheckTrace : public ::testing::TestWithParam<Param> {
+protected:
+	// Breakpoint mode needs a KVM that reports int3s (fixtures.h).
+	void SetUp() override { REQUIRE_MODE(std::get<1>(GetParam())); }
+};
 
 } // namespace
 

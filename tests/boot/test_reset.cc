@@ -94,6 +94,8 @@ TEST(ResetTraced, TheTraceIsFinishedAndNamesThePath)
 {
 	REQUIRE_KVM();
 	for (const char *mode : { "int3", "trampoline" }) {
+		if (!strcmp(mode, "int3") && !int3_skip_reason().empty())
+			continue; // breakpoint mode cannot run here (fixtures.h)
 		for (const ResetPath &p : kPaths) {
 			TempDir d;
 			VmmResult r = run_vmm({ "trace", "--kernel", image("x86_64"), "--mem", "32M",
@@ -185,6 +187,8 @@ TEST(Panic, TracedTheEndNamesThePanicAndItsMessage)
 {
 	REQUIRE_KVM();
 	for (const char *mode : { "int3", "trampoline" }) {
+		if (!strcmp(mode, "int3") && !int3_skip_reason().empty())
+			continue; // breakpoint mode cannot run here (fixtures.h)
 		TempDir d;
 		VmmResult r = run_vmm({ "trace", "--kernel", image("x86_64"), "--mem", "32M",
 					"--append", "crash=panic-hang", "--mode", mode, "--output",

@@ -22,8 +22,8 @@ namespace {
 std::vector<std::string> trace_args(const std::string &out, const std::string &append)
 {
 	std::vector<std::string> a = { "trace",	   "--kernel", image("x86_64"), "--mem", "32M",
-				       "--mode",   "int3",     "--filter",	    "ct_*",  "--timeout",
-				       "60",	   "--append", append };
+				       "--mode",   busiest_trace_mode(), "--filter", "ct_*",
+				       "--timeout", "60",	   "--append", append };
 	if (!out.empty())
 		a.insert(a.end(), { "--output", out });
 	return a;

@@ -266,6 +266,7 @@ TEST(TraceDatBoot, TraceOutputDatIsATraceDat)
 TEST(TraceDatBoot, GraphTreeIsTheOneFormatGraphShows)
 {
 	REQUIRE_KVM();
+	REQUIRE_INT3();
 	TempDir d;
 	Converted c = trace_and_convert(d, "x86_64",
 					{ "--graph", "--trace-msr", "efer", "--append", "exits=sequence" });

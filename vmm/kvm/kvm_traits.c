@@ -293,7 +293,7 @@ static int probe_shutdown(struct probe_vm *p, struct kvm_traits *t)
 		return -1;
 	/* Some other end (none known): nothing says the state is gone. */
 	t->shutdown_keeps_state =
-		p->run->exit_reason != KVM_EXIT_SHUTDOWN || probe_rip(p) == x.rip;
+		p->run->exit_reason != KVM_EXIT_SHUTDOWN || probe_rip(p) == x.fault_rip;
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 
 #include "arch/x86/cpu_model.h"
 #include "arch/x86/msr.h"
+#include "arch/x86/page_walk.h"
 #include "vmm/error.h"
 #include "vmm/kvm/kvm_traits.h"
 #include "vmm/machine.h"
@@ -36,16 +37,41 @@ static uint64_t batch_allowance(const struct tramp_mode *tm)
 	return room < tm->tramp.capacity ? room : tm->tramp.capacity;
 }
 
+/* A site the kernel ran at another alias of its code (the i386 test
+ * kernel's higher half): where the page tables map the address now. The
+ * batch drains while the kernel still runs there (at its next exit), and
+ * the kernel's mappings are the same on every vCPU, so the exiting
+ * vCPU's (or, after the run, the boot vCPU's) tables say. */
+static struct patched_site *site_through_paging(struct tramp_mode *tm, uint64_t ip)
+{
+	struct vcpu *v = vcpu_current() ? vcpu_current() : tm->boot_vcpu;
+	struct patched_site *s = NULL;
+	struct kvm_sregs sregs;
+	struct x86_paging pg;
+	uint64_t pa;
+
+	if (!v || vcpu_get_sregs(v, &sregs))
+		return NULL;
+	pg = x86_paging_from_sregs(&sregs);
+	if (x86_translate(tm->gm, &pg, ip, &pa, NULL) == 0)
+		s = site_patches_find(tm->patches, pa);
+	et_clear_error();
+	return s;
+}
+
 /* The site a drained record's return address belongs to. The code ran at
  * the kernel's virtual addresses, or before paging at physical ones (the
- * same bytes: routing required one offset for the site and the region). */
+ * same bytes: routing required one offset for the site and the region),
+ * or at another alias the page tables map to the site. */
 static struct patched_site *site_of(struct tramp_mode *tm, uint64_t ret, uint64_t mask)
 {
 	uint64_t ip = ret - X86_SITE_LEN;
 	struct patched_site *s =
 		site_patches_find(tm->patches, (ip - tm->tramp.virt_offset) & mask);
 
-	return s ? s : site_patches_find(tm->patches, ip & mask);
+	if (!s)
+		s = site_patches_find(tm->patches, ip & mask);
+	return s ? s : site_through_paging(tm, ip & mask);
 }
 
 /* One call a trampoline recorded: ret is the return address its site's
@@ -259,6 +285,7 @@ int tramp_mode_attach(struct tramp_mode *tm, enum trace_mode mode, struct machin
 	tm->patches = patches;
 	tm->rec = rec;
 	tm->gm = &m->vm.mem;
+	tm->boot_vcpu = &m->vcpu;
 	tm->cpu = m->vcpu.id;
 	tm->oneshot = oneshot;
 	if (mode == TRACE_MODE_INT3 || !patches->nr)

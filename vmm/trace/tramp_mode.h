@@ -38,6 +38,7 @@ struct tramp_mode {
 	struct site_patches *patches;
 	struct recorder *rec;
 	const struct guest_mem *gm;
+	struct vcpu *boot_vcpu; /* whose page tables name sites run at an alias */
 	unsigned cpu;		/* the vCPU whose batch is being drained */
 	bool oneshot;
 	bool placed;		/* the trampolines were installed at attach */
