@@ -119,14 +119,23 @@ std::string tail_of(const std::string &s)
 
 // The message earlytrace read from panic()'s arguments must be the one
 // the kernel printed itself.
-void expect_panic_message_as_printed(const VmmResult &r, const char *expected_start)
+// With 68M and no initramfs the kernel runs out of memory in its
+// initcalls ("System is deadlocked on memory"), or, when its reclaim keeps
+// up (timing: it varies under emulation), gets as far as the root mount.
+const std::vector<std::string> kPanicsIn68M = { "System is deadlocked on memory",
+						"VFS: Unable to mount root fs" };
+
+void expect_panic_message_as_printed(const VmmResult &r, std::vector<std::string> expected_starts)
 {
 	std::smatch m;
 	ASSERT_TRUE(std::regex_search(r.err, m, std::regex("the guest kernel panicked: \"([^\"]+)\"")))
 		<< r.err;
 	EXPECT_NE(r.out.find("Kernel panic - not syncing: " + m[1].str()), std::string::npos)
 		<< m[1] << "\n" << tail_of(r.out);
-	EXPECT_EQ(m[1].str().rfind(expected_start, 0), 0u) << m[1];
+	bool known = false;
+	for (const std::string &start : expected_starts)
+		known |= m[1].str().rfind(start, 0) == 0;
+	EXPECT_TRUE(known) << m[1];
 	EXPECT_EQ(r.err.find("KVM internal error"), std::string::npos) << r.err;
 	EXPECT_EQ(r.err.find("guest stopped"), std::string::npos) << r.err;
 }
@@ -165,7 +174,7 @@ TEST_P(LinuxPanic, EndsOnceThePanicOutputIsOut)
 		GTEST_SKIP() << skip;
 	VmmResult r = boot_to_panic(f, "68M", std::string("console=ttyS0 panic=") + GetParam(), {});
 	EXPECT_EQ(r.status, 3) << r.err << tail_of(r.out);
-	expect_panic_message_as_printed(r, "System is deadlocked on memory");
+	expect_panic_message_as_printed(r, kPanicsIn68M);
 	EXPECT_NE(r.err.find("; the run ends after its panic output (--on-panic exit)"),
 		  std::string::npos) << r.err;
 	if (std::string(GetParam()) == "0") {
@@ -189,7 +198,7 @@ TEST_P(LinuxReboot, EachMethodResetsTheMachine)
 				    std::string("console=ttyS0 panic=-1 reboot=") + GetParam().option,
 				    { "--on-panic", "continue" });
 	EXPECT_EQ(r.status, 3) << r.err << tail_of(r.out);
-	expect_panic_message_as_printed(r, "System is deadlocked on memory");
+	expect_panic_message_as_printed(r, kPanicsIn68M);
 	EXPECT_NE(r.err.find(std::string("\"; then guest reset (") + GetParam().path + ")\n"),
 		  std::string::npos) << r.err;
 }
@@ -216,7 +225,7 @@ TEST(LinuxBoot, RunWithoutARootDeviceEndsAfterTheVfsPanic)
 		"bpf_tcp_ca_kfunc_init,cubictcp_register,tcp_congestion_default",
 		{});
 	EXPECT_EQ(r.status, 3) << r.err << tail_of(r.out);
-	expect_panic_message_as_printed(r, "VFS: Unable to mount root fs");
+	expect_panic_message_as_printed(r, { "VFS: Unable to mount root fs" });
 }
 
 // The heart of earlytrace on a stock kernel: every call from the guest's

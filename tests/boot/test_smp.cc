@@ -215,6 +215,17 @@ TEST(Smp, CrashOnOneVcpuStopsThemAllAndNamesIt)
 				std::to_string(n), "--append", "smp=crash exit=0", "-f", "pc_*",
 				"-o", path, "--timeout", "120" });
 	EXPECT_FALSE(r.timed_out);
+	if (!kvm_shutdown_keeps_state()) {
+		// The KVM reset vCPU 1 at its triple fault: the machine resets
+		// (fixtures.h), and the line names the vCPU.
+		EXPECT_EQ(r.status, 0) << r.err;
+		EXPECT_NE(r.err.find("earlytrace: guest reset (triple fault on vCPU 1; this KVM "
+				     "reset the vCPU"),
+			  std::string::npos)
+			<< r.err;
+		unlink(path.c_str());
+		return;
+	}
 	EXPECT_EQ(r.status, 2) << r.err;
 	EXPECT_NE(r.err.find("earlytrace: guest stopped on vCPU 1: triple fault"),
 		  std::string::npos)

@@ -88,8 +88,34 @@ TEST_F(Acpi, TablesChainFromTheRsdpWithValidChecksums)
 	EXPECT_EQ(sum(dsdt, len), 0);
 	// Name (_S5, Package (4) { 5, 5, 0, 0 })
 	const uint8_t s5[] = { 0x08, '_', 'S', '5', '_', 0x12, 0x08, 0x04, 0x0a, 5, 0x0a, 5, 0, 0 };
-	ASSERT_EQ(len, 36u + sizeof(s5));
+	ASSERT_GT(len, 36u + sizeof(s5));
 	EXPECT_EQ(memcmp(dsdt + 36, s5, sizeof(s5)), 0);
+	// Scope (\_SB) { Device (COM1) { _HID PNP0501, _UID, _CRS } }: each
+	// package's length reaches exactly the table's end.
+	const uint8_t *sc = dsdt + 36 + sizeof(s5);
+	ASSERT_EQ(sc[0], 0x10) << "ScopeOp";
+	ASSERT_EQ(sc + 1 + sc[1], dsdt + len) << "the scope ends the table";
+	EXPECT_EQ(memcmp(sc + 2, "_SB_", 4), 0);
+	const uint8_t *dev = sc + 6;
+	ASSERT_EQ(dev[0], 0x5b);
+	ASSERT_EQ(dev[1], 0x82) << "DeviceOp";
+	ASSERT_EQ(dev + 2 + dev[2], dsdt + len) << "the device ends the scope";
+	EXPECT_EQ(memcmp(dev + 3, "COM1", 4), 0);
+	const uint8_t hid[] = { 0x08, '_', 'H', 'I', 'D', 0x0c, 0x41, 0xd0, 0x05, 0x01 };
+	EXPECT_EQ(memcmp(dev + 7, hid, sizeof(hid)), 0) << "_HID EisaId (\"PNP0501\")";
+	const uint8_t *crs = dev + 7 + sizeof(hid) + 6; // past Name (_UID, One)
+	ASSERT_EQ(memcmp(crs, "\x08_CRS\x11", 6), 0);
+	ASSERT_EQ(crs + 6 + crs[6], dsdt + len) << "the buffer ends the device";
+	ASSERT_EQ(crs[7], 0x0a);
+	const uint8_t *res = crs + 9;
+	ASSERT_EQ(crs[8], 13) << "IO (8 bytes), IRQ (3), end tag (2)";
+	EXPECT_EQ(res[0], 0x47) << "IO descriptor";
+	EXPECT_EQ(res[2] | res[3] << 8, PC_PORT_COM1) << "minimum";
+	EXPECT_EQ(res[4] | res[5] << 8, PC_PORT_COM1) << "maximum";
+	EXPECT_EQ(res[7], 8) << "length";
+	EXPECT_EQ(res[8], 0x22) << "IRQ descriptor, no flags";
+	EXPECT_EQ(res[9] | res[10] << 8, 1 << PC_IRQ_COM1);
+	EXPECT_EQ(res[11], 0x79) << "end tag";
 	// Everything inside the reserved window.
 	EXPECT_LE(dsdt_pa + len, (uint64_t)LAYOUT_ACPI_TABLES + LAYOUT_ACPI_TABLES_SIZE);
 }

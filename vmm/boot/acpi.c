@@ -27,13 +27,47 @@
 #define GAS_SYSTEM_IO 1
 #define GAS_ACCESS_BYTE 1
 
-/* \_S5: Name (_S5, Package (4) { 5, 5, 0, 0 }) in AML. */
+/*
+ * The DSDT, in AML:
+ *
+ *   Name (_S5, Package (4) { 5, 5, 0, 0 })
+ *   Scope (\_SB) {
+ *       Device (COM1) {
+ *           Name (_HID, EisaId ("PNP0501"))
+ *           Name (_UID, 1)
+ *           Name (_CRS, ResourceTemplate () {
+ *               IO (Decode16, 0x3f8, 0x3f8, 0, 8)
+ *               IRQNoFlags () { 4 }
+ *           })
+ *       }
+ *   }
+ *
+ * COM1 is there for its interrupt, as in QEMU's microvm and Firecracker:
+ * a hardware-reduced FADT tells Linux there is no 8259, so it maps no ISA
+ * interrupt by default, and the UART's IRQ 4 reaches a driver only
+ * through a device that names it (8250_pnp takes the port over from the
+ * legacy one, with the I/O APIC pin the MADT gives GSI 4). Without it
+ * /dev/console cannot open and user space starts with no stdio.
+ */
 static const uint8_t dsdt_aml[] = {
 	0x08, '_', 'S', '5', '_',	/* NameOp "_S5_" */
 	0x12, 0x08, 0x04,		/* PackageOp, PkgLength 8, 4 elements */
 	0x0a, ACPI_SLEEP_TYPE_S5,	/* BytePrefix 5: SLP_TYPa */
 	0x0a, ACPI_SLEEP_TYPE_S5,	/* BytePrefix 5: SLP_TYPb */
 	0x00, 0x00,			/* reserved */
+	0x10, 0x32, '_', 'S', 'B', '_', /* ScopeOp, PkgLength 50, "_SB_" */
+	0x5b, 0x82, 0x2b, 'C', 'O', 'M', '1', /* DeviceOp, PkgLength 43, "COM1" */
+	0x08, '_', 'H', 'I', 'D',	/* NameOp "_HID" */
+	0x0c, 0x41, 0xd0, 0x05, 0x01,	/* DWordPrefix: EisaId ("PNP0501") */
+	0x08, '_', 'U', 'I', 'D', 0x01, /* NameOp "_UID", OneOp */
+	0x08, '_', 'C', 'R', 'S',	/* NameOp "_CRS" */
+	0x11, 0x10, 0x0a, 0x0d,		/* BufferOp, PkgLength 16, 13 bytes */
+	0x47, 0x01,			/* IO descriptor, 16-bit decode */
+	PC_PORT_COM1 & 0xff, PC_PORT_COM1 >> 8, /* minimum */
+	PC_PORT_COM1 & 0xff, PC_PORT_COM1 >> 8, /* maximum */
+	0x00, 0x08,			/* alignment, 8 ports */
+	0x22, 1u << PC_IRQ_COM1, 0x00,	/* IRQ descriptor (no flags): IRQ 4 */
+	0x79, 0x00,			/* end tag, no checksum */
 };
 
 static void put16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
@@ -121,10 +155,9 @@ uint64_t acpi_write_tables_cpus(const struct guest_mem *gm, unsigned nr_cpus)
 {
 	uint64_t base = LAYOUT_ACPI_TABLES;
 	/* The MADT with one vCPU too: a hardware-reduced FADT tells Linux
-	 * there is no 8259 (it then takes null_legacy_pic), so without a
-	 * MADT's I/O APIC no ISA interrupt has a controller, the UART's
-	 * IRQ 4 cannot be requested, /dev/console does not open and init
-	 * starts with no stdin, stdout or stderr. */
+	 * there is no 8259 (it then takes null_legacy_pic), so its I/O APIC
+	 * is the one controller the UART's interrupt can reach (the DSDT's
+	 * COM1 names the line). */
 	const unsigned nr_tables = 2;
 	uint8_t *t = guest_mem_ptr(gm, base, LAYOUT_ACPI_TABLES_SIZE);
 	uint8_t *rsdp, *xsdt, *fadt, *dsdt;

@@ -120,11 +120,18 @@ static enum exit_verdict handle(struct vcpu *vcpu)
 			vm_request_stop_detail(vcpu->vm, VM_STOP_RESET, 0,
 					       "triple fault on an empty IDT");
 			return EXIT_STOP;
-		case ARCH_SHUTDOWN_STATE_LOST:
-			vm_request_stop_detail(vcpu->vm, VM_STOP_RESET, 0,
-					       "triple fault; this KVM reset the vCPU before its "
-					       "state could be read, as on AMD SVM");
+		case ARCH_SHUTDOWN_STATE_LOST: {
+			char on[24] = "";
+
+			if (vcpu->vm->nr_vcpus > 1)
+				snprintf(on, sizeof(on), " on vCPU %u", vcpu->id);
+			snprintf(vcpu->stop_detail, sizeof(vcpu->stop_detail),
+				 "triple fault%s; this KVM reset the vCPU before its state could "
+				 "be read, as on AMD SVM",
+				 on);
+			vm_request_stop_detail(vcpu->vm, VM_STOP_RESET, 0, vcpu->stop_detail);
 			return EXIT_STOP;
+		}
 		case ARCH_SHUTDOWN_CRASH:
 			break;
 		}

@@ -67,6 +67,7 @@ struct vcpu {
 	vcpu_exit_observer_fn observe_exit; /* NULL: nobody watches */
 	void *observe_exit_ctx;
 	const char *crash_reason; /* why the guest crashed, once it has */
+	char stop_detail[160];	  /* a stop's detail that names this vCPU */
 	/* Work for this vCPU's own thread while the guest is stopped (reading
 	 * guest memory the guest must not change meanwhile): another thread
 	 * sets work_pending (atomically) and kicks; the run loop calls work_fn

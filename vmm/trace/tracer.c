@@ -400,9 +400,17 @@ static int check_int3(struct tracer *t)
 		return et_error("--mode int3: %s (--mode trampoline traces without it)", k->no_int3);
 	if (t->o->graph)
 		return et_error("--graph: its return breakpoints are int3s, and %s", k->no_int3);
-	if (t->o->mode == TRACE_MODE_AUTO)
-		et_warn("%s: tracing with trampolines only", k->no_int3);
 	return 0;
+}
+
+/* Said once the trace is set up: a run that stops at bad input says that
+ * alone, in one line. */
+static void say_trampolines_only(const struct tracer *t)
+{
+	const struct kvm_traits *k = t->m->vm.traits;
+
+	if (k && !k->int3_exits && t->o->mode == TRACE_MODE_AUTO && t->patches.nr)
+		et_warn("%s: tracing with trampolines only", k->no_int3);
 }
 
 static int arm_until(struct tracer *t)
@@ -458,6 +466,7 @@ int tracer_attach(struct tracer *t, struct machine *m, const struct trace_option
 	if (open_output(t))
 		return -1;
 	exit_cost_time_at_start(&t->cost, &m->vcpu);
+	say_trampolines_only(t);
 	site_patches_arm(&t->patches, &m->vm.mem);
 	t->capturing = true;
 	if (start_flight_recorder(t))
