@@ -204,7 +204,7 @@ static int exit_status_for(struct machine *m, double timeout_s)
 {
 	enum vm_stop_reason reason = vm_stop_reason(&m->vm);
 	int status = vm_stop_status(&m->vm);
-	char how[96];
+	char how[192];
 
 	/* A panic is the root cause however the guest ended after it
 	 * (panic=-1 reboots, panic=0 waits until --timeout). */

@@ -87,9 +87,10 @@ TEST(Overhead, OnlyTheTracersExitsCount)
 	EXPECT_EQ(t, (std::vector<uint64_t>{ 1000, 1100, 1200, 1300, 1400, 1500 }));
 }
 
-// Drains: their cost is spread over the trampolines' calls, exactly (no
-// rounding drift: the whole cost is out after the last call).
-TEST(Overhead, DrainsAreSpreadOverTheTrampolineCalls)
+// Drains: their cost comes out of the gaps they made between the
+// trampolines' calls, as far as the calls so far have run up, never more
+// than a gap (a first call has no gap before it).
+TEST(Overhead, DrainsAreTakenOutOfTheGapsTheyMade)
 {
 	trace_info in = info_with(0, 0, 10, 1, 290, 3); // one drain, 300 ticks
 	EXPECT_EQ(overhead_per_drain(&in.overhead), 300u);
@@ -98,7 +99,34 @@ TEST(Overhead, DrainsAreSpreadOverTheTrampolineCalls)
 		ev(3000, ET_REC_CALL, ET_REC_SRC_TRAMPOLINE), ev(4000, ET_REC_CALL, ET_REC_SRC_GUEST),
 	};
 	auto t = times(in, evs, false);
-	EXPECT_EQ(t, (std::vector<uint64_t>{ 1000, 1900, 2800, 3700 }));
+	// Due after the 2nd call: 200; after the 3rd: 300, all of it.
+	EXPECT_EQ(t, (std::vector<uint64_t>{ 1000, 1800, 2700, 3700 }));
+}
+
+// A drain that costs more than its batch's calls took to run (under
+// emulation, or a slow VMM): spread evenly over the calls, it stopped the
+// clock for all of them; taken from the gap it made, the calls keep their
+// spacing and only the gap shrinks.
+TEST(Overhead, AnExpensiveDrainLeavesTheCallsApart)
+{
+	const uint64_t calls = 1000;
+	trace_info in = info_with(0, 0, 0, 1, 100000, calls); // one drain, 100000 ticks
+	std::vector<et_ring_record> evs;
+	for (uint64_t i = 0; i < calls; i++) // 10 ticks apart, the drain after the 500th
+		evs.push_back(ev(1000 + 10 * i + (i >= 500 ? 100000 : 0), ET_REC_CALL,
+				 ET_REC_SRC_TRAMPOLINE));
+	overhead_clock c;
+	overhead_clock_init(&c, &in, false);
+	std::vector<uint64_t> t;
+	for (const auto &e : evs)
+		t.push_back(overhead_clock_event(&c, &e));
+	for (size_t i = 1; i < t.size(); i++)
+		EXPECT_GT(t[i], t[i - 1]) << "call " << i << " at the time of the one before";
+	EXPECT_EQ(c.clamped, 0u);
+	// Half the drain's cost was due at the gap (501 of 1000 calls seen),
+	// the rest comes out of no gap: the calls after it keep their spacing.
+	EXPECT_EQ(t[500] - t[499], 100010u - 50100u);
+	EXPECT_EQ(t.back() - t[500], 10u * 499);
 }
 
 // Time never runs backwards, however large the cost claimed; a note is on

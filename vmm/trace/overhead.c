@@ -43,6 +43,7 @@ void overhead_clock_init(struct overhead_clock *c, const struct trace_info *in, 
 	c->exits = o->exits;
 	c->exit_total = total(o->exit_ticks, o->exits, o->rest_ticks);
 	c->drain_total = total(o->drain_ticks, o->drains, o->rest_ticks);
+	c->drain_gap = overhead_per_drain(o) / 2 ? overhead_per_drain(o) / 2 : 1;
 	c->tramp_events = in->events_by_source[ET_REC_SRC_TRAMPOLINE];
 }
 
@@ -65,9 +66,28 @@ static uint64_t sum(uint64_t a, uint64_t b)
 	return a + b < a ? UINT64_MAX : a + b;
 }
 
+/* A trampoline call on cpu at tsc, the tramp_seen-th: the drains' cost so
+ * far comes out of the gap before it, if one can hold a drain. */
+static void take_drains_at_gap(struct overhead_clock *c, unsigned cpu, uint64_t tsc)
+{
+	uint64_t due = share(c->drain_total, c->tramp_seen, c->tramp_events);
+	uint64_t pending = due > c->drain_taken ? due - c->drain_taken : 0;
+	uint64_t gap, waits, room;
+
+	if (!pending || !c->seen[cpu] || tsc <= c->prev_tsc[cpu])
+		return;
+	gap = tsc - c->prev_tsc[cpu];
+	waits = c->waited[cpu] - c->prev_waited[cpu];
+	room = gap > waits ? gap - waits : 0;
+	if (room >= c->drain_gap)
+		c->drain_taken += pending < room ? pending : room;
+}
+
 uint64_t overhead_clock_event(struct overhead_clock *c, const struct et_ring_record *e)
 {
 	unsigned cpu = cpu_slot(e->cpu);
+	bool tramp_call = (e->flags & ET_REC_SRC_MASK) == ET_REC_SRC_TRAMPOLINE &&
+			  et_rec_kind(e) == ET_REC_CALL && c->tramp_events;
 	uint64_t t, out;
 
 	if (!c->on)
@@ -78,6 +98,13 @@ uint64_t overhead_clock_event(struct overhead_clock *c, const struct et_ring_rec
 
 		c->waited[cpu_slot(w->cpu)] = sum(c->waited[cpu_slot(w->cpu)], w->ticks);
 	}
+	/* A drain before this call stopped the guest in the gap before it. */
+	if (tramp_call) {
+		c->tramp_seen++;
+		take_drains_at_gap(c, cpu, e->tsc);
+		c->taken = sum(c->exits ? share(c->exit_total, c->exit_events, c->exits) : 0,
+			       c->drain_taken);
+	}
 	out = sum(c->taken, c->waited[cpu]);
 	t = e->tsc > out ? e->tsc - out : 0;
 	if (t < c->last[cpu]) {
@@ -85,16 +112,14 @@ uint64_t overhead_clock_event(struct overhead_clock *c, const struct et_ring_rec
 		c->clamped++;
 	}
 	c->last[cpu] = t;
+	c->prev_tsc[cpu] = e->tsc;
+	c->prev_waited[cpu] = c->waited[cpu];
+	c->seen[cpu] = true;
 	/* Its own exit counts from here on. */
-	if (overhead_event_had_exit(e) && c->exits)
+	if (overhead_event_had_exit(e) && c->exits) {
 		c->exit_events++;
-	else if ((e->flags & ET_REC_SRC_MASK) == ET_REC_SRC_TRAMPOLINE &&
-		 et_rec_kind(e) == ET_REC_CALL && c->tramp_events)
-		c->tramp_seen++;
-	else
-		return t;
-	c->taken = (c->exits ? share(c->exit_total, c->exit_events, c->exits) : 0) +
-		   (c->tramp_events ? share(c->drain_total, c->tramp_seen, c->tramp_events) : 0);
+		c->taken = sum(share(c->exit_total, c->exit_events, c->exits), c->drain_taken);
+	}
 	return t;
 }
 

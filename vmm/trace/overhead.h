@@ -12,8 +12,16 @@
  * where taken is what the stops before e cost: each earlier call or
  * return a breakpoint exit recorded counts the mean cost of a breakpoint
  * exit (exit_ticks + exits * rest_ticks) / exits; the drains' cost
- * (drain_ticks + drains * rest_ticks) is spread evenly over the calls the
- * trampolines recorded. An event's own exit counts after it: the part of
+ * (drain_ticks + drains * rest_ticks) comes out of the gaps the drains
+ * made. A drain stops its vCPU between two of the trampolines' calls, so
+ * its cost is a gap in that CPU's calls at least as wide: each of the
+ * trampolines' calls that follows a gap of half a drain's mean cost or
+ * more (after the host's waits in it, below) takes out of it what the
+ * drains have cost so far, in proportion to the calls seen, less what
+ * earlier gaps took, and never more than the gap. Spread evenly over
+ * the calls instead, a drain that costs more than the calls of its batch
+ * take to run (always under emulation, often on real hardware) put them
+ * all at one time. An event's own exit counts after it: the part of
  * a call's exit after its TSC was read and the part of its return's exit
  * before add up to one exit, so a function's duration loses one exit for
  * itself and one for every event inside it. Means, not each exit's own
@@ -62,12 +70,18 @@ struct overhead_clock {
 	uint64_t drain_total;	/* ticks over all drains */
 	uint64_t tramp_events;	/* the trampolines' calls in the file */
 	uint64_t exit_events, tramp_seen; /* counted so far */
+	uint64_t drain_gap;	/* a gap this wide can hold a drain */
+	uint64_t drain_taken;	/* the drains' ticks taken out so far */
 	uint64_t taken;		/* ticks taken out so far */
 	uint64_t clamped;	/* events placed at their predecessor's time */
 	const struct trace_wait *waits; /* in TSC order */
 	size_t nr_waits, next_wait;
 	uint64_t waited[OVERHEAD_CPUS]; /* each CPU's waits taken out so far */
 	uint64_t last[OVERHEAD_CPUS];	/* each CPU's previous event time */
+	/* Each CPU's previous event as recorded, and its waits then: where
+	 * a gap begins, and how much of it the host's waits took. */
+	uint64_t prev_tsc[OVERHEAD_CPUS], prev_waited[OVERHEAD_CPUS];
+	bool seen[OVERHEAD_CPUS];
 };
 
 /* raw: show the TSC as recorded (the clock then changes nothing). */
