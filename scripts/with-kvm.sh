@@ -25,6 +25,8 @@
 #
 # Exit status: the command's; 128+N when a signal N ended the VM; 125 when
 # the VM could not start or ended before the command did (one line says why).
+# While it runs, QEMU's monitor listens on /tmp/with-kvm.*/monitor (for
+# `info registers` and the like when something inside hangs).
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -149,6 +151,7 @@ setpriv --pdeathsig KILL qemu-system-x86_64 \
 	-serial "$stdin_serial" -serial "file:$run/stdout" -serial "file:$run/stderr" \
 	-serial "file:$run/console.log" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,multidevs=remap \
+	-monitor "unix:$run/monitor,server=on,wait=off" \
 	>"$run/qemu.log" 2>&1 &
 qemu_pid=$!
 

@@ -199,8 +199,11 @@ TEST_P(LinuxReboot, EachMethodResetsTheMachine)
 				    { "--on-panic", "continue" });
 	EXPECT_EQ(r.status, 3) << r.err << tail_of(r.out);
 	expect_panic_message_as_printed(r, kPanicsIn68M);
-	EXPECT_NE(r.err.find(std::string("\"; then guest reset (") + GetParam().path + ")\n"),
-		  std::string::npos) << r.err;
+	// reboot=t where the KVM resets the vCPU at a triple fault: fixtures.h.
+	std::string path = GetParam().option == std::string("t") && !kvm_shutdown_keeps_state()
+				   ? kTripleFaultStateLost
+				   : GetParam().path;
+	EXPECT_NE(r.err.find("\"; then guest reset (" + path + ")\n"), std::string::npos) << r.err;
 }
 
 // `run` of a kernel with no root device: the VFS panic, and Debian's
