@@ -141,13 +141,18 @@ if [ -t 0 ]; then
 	# The terminal becomes the VM's ttyS0; Ctrl-C still reaches QEMU.
 	stdin_serial=stdio stdin_mode=tty
 fi
+# The command's stdout and stderr are terminals inside only where they are
+# here (scripts/kvm-vm/init): isatty() answers as it would natively.
+stdout_mode=pipe stderr_mode=pipe
+[ -t 1 ] && stdout_mode=tty
+[ -t 2 ] && stderr_mode=tty
 
 # --pdeathsig: a killed script takes the VM with it.
 setpriv --pdeathsig KILL qemu-system-x86_64 \
 	-accel tcg -cpu max -smp 1 -m "$mem" \
 	-nodefaults -no-user-config -display none -no-reboot \
 	-kernel "$cache/vmlinuz" -initrd "$cache/initramfs.cpio.gz" \
-	-append "console=ttyS3 quiet panic=-1 et_cmd=$run/cmd.sh et_stdin=$stdin_mode" \
+	-append "console=ttyS3 quiet panic=-1 et_cmd=$run/cmd.sh et_stdin=$stdin_mode et_stdout=$stdout_mode et_stderr=$stderr_mode" \
 	-serial "$stdin_serial" -serial "file:$run/stdout" -serial "file:$run/stderr" \
 	-serial "file:$run/console.log" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,multidevs=remap \

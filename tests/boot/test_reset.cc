@@ -133,6 +133,35 @@ TEST(Panic, TheRunEndsOnceThePanicOutputIsOut)
 	}
 }
 
+// Where debug-register breakpoints do not exit (KVM nested under QEMU's
+// TCG), the VMM's own breakpoints are code hooks (vmm/kvm/code_hook.h):
+// taken on any KVM here, the panic watch along panic() and --until end
+// the runs exactly as with debug registers.
+TEST(Panic, CodeHooksStandInForDebugRegisters)
+{
+	REQUIRE_KVM();
+	VmmRun run;
+	run.env = { "EARLYTRACE_KVM_TRAITS=no-hw-bp" };
+	run.args = { "run", "--kernel", image("x86_64"), "--mem", "16M", "--append",
+		     "crash=panic-hang", "--timeout", "60" };
+	VmmResult r = run_vmm(run);
+	EXPECT_EQ(r.status, 3) << r.err;
+	EXPECT_EQ(r.err, "earlytrace: the guest kernel panicked: \"requested on the command line: "
+			 "crash=panic-hang, code -7\"; the run ends after its panic output "
+			 "(--on-panic exit)\n");
+	EXPECT_NE(r.out.find("---[ end Kernel panic - not syncing: "), std::string::npos) << r.out;
+
+	TempDir d;
+	run.args = { "trace", "--kernel", image("x86_64"), "--mem", "32M", "--mode", "trampoline",
+		     "-f", "ct_*", "--until", "ct_fib", "--output", d.file("u.trace"),
+		     "--timeout", "60" };
+	r = run_vmm(run);
+	EXPECT_EQ(r.status, 0) << r.err;
+	EXPECT_EQ(r.out.find("done"), std::string::npos) << "the guest did not finish";
+	EXPECT_EQ(end_reason_of(d.file("u.trace")), "trace complete");
+	EXPECT_EQ(r.err.find("overwrote the VMM's breakpoint"), std::string::npos) << r.err;
+}
+
 // crash=panic behaves as Linux with panic=-1: it resets right after its
 // message. The run still ends before the reset, at emergency_restart().
 TEST(Panic, TheRunEndsBeforeTheRebootToo)
