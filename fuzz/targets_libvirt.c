@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "fuzz/targets.h"
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/libvirt/domain.h"
 
 /* What the user sees, notes and errors, is one line each, whatever the

@@ -11,7 +11,7 @@
 #include "arch/x86/page_walk.h"
 #include "fuzz/targets.h"
 #include "fuzz/targets_helpers.h"
-#include "vmm/panic_message.h"
+#include "vmm/machine/panic_message.h"
 
 /* Guest RAM and longest read of the page-walk target. */
 #define FUZZ_WALK_RAM_LOW (1u << 20)

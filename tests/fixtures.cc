@@ -22,7 +22,7 @@
 
 #include <gtest/gtest.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/kvm/kvm_device.h"
 #include "vmm/loader/bzimage.h"
 #include "vmm/trace/trace_file.h"

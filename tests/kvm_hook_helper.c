@@ -7,7 +7,7 @@
 
 #include "arch/x86/boot_cpu.h"
 #include "arch/x86/cpu_model.h"
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/kvm/kvm_device.h"
 #include "vmm/kvm/kvm_traits.h"
 #include "vmm/kvm/vcpu.h"

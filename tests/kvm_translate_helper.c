@@ -5,7 +5,7 @@
 #include <sys/ioctl.h>
 
 #include "arch/x86/cpu_model.h"
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/kvm/vcpu.h"
 #include "vmm/kvm/vm.h"
 

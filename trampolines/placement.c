@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 
 #define RECORD_BYTES sizeof(struct et_ring_record)
 #define PAGE 4096

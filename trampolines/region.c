@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "arch/x86/insn.h"
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 
 #define MIN_REGION 4096 /* less holds too few records to be worth it */
 

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 
 /* Value of a general-purpose register capstone names, sized as named. */
 static bool reg_value(x86_reg reg, const struct kvm_regs *r, uint64_t next_rip, uint64_t *v)

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 
 #define PAGE_4K 0x1000ull
 

@@ -2,7 +2,7 @@
 /*
  * The I/O port map and the interrupt lines of the PC earlytrace builds,
  * in one place, as arch/x86/layout.h is for guest-physical memory: every
- * port something answers, in the VMM (vmm/machine.c registers them on the
+ * port something answers, in the VMM (vmm/machine/machine.c registers them on the
  * I/O bus) or inside KVM.
  *
  * Macros only and no includes, so the freestanding test kernels (images/)

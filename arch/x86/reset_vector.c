@@ -6,7 +6,7 @@
 #include "arch/x86/cpu_mode.h"
 #include "arch/x86/layout.h"
 #include "arch/x86/pc_ports.h"
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 
 /*
  * 16-bit code, entered at its first byte. A real BIOS would start its

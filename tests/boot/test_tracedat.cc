@@ -17,7 +17,7 @@
 #include "tests/boot/vmm_process.h"
 #include "tests/fixtures.h"
 #include "tests/tracedat_check.h"
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "tests/fixtures.h"
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/ftrace/ring_page.h"
 #include "vmm/ftrace/ring_walk.h"
 

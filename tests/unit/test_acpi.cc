@@ -180,11 +180,11 @@ TEST_F(Acpi, MadtWithOneLocalApicPerCpu)
 
 struct Stop {
 	int calls = 0;
-	enum vm_stop_reason reason = VM_STOP_NONE;
+	enum run_end reason = RUN_END_NONE;
 	int status = -1;
 };
 
-void record_stop(void *vm, enum vm_stop_reason reason, int status, const char *detail)
+void record_stop(void *vm, enum run_end reason, int status, const char *detail)
 {
 	Stop *s = static_cast<Stop *>(vm);
 	(void)detail;
@@ -202,7 +202,7 @@ TEST(AcpiSleep, S5EndsTheRunWithStatus0AndNothingElseDoes)
 	v = 0x34; // SLP_TYP 5, SLP_EN
 	acpi_sleep_io(&dev, 0, &v, 1, true);
 	EXPECT_EQ(stop.calls, 1);
-	EXPECT_EQ(stop.reason, VM_STOP_POWER_OFF);
+	EXPECT_EQ(stop.reason, RUN_END_POWER_OFF);
 	EXPECT_EQ(stop.status, 0);
 
 	Stop other;

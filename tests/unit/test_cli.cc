@@ -81,7 +81,7 @@ TEST(Cli, RunDefaultsAndValues)
 	EXPECT_STREQ(o.kernel, "k.elf");
 	EXPECT_EQ(o.initrd, nullptr);
 	EXPECT_EQ(o.append, nullptr);
-	EXPECT_EQ(o.mem_size, CLI_DEFAULT_MEM);
+	EXPECT_EQ(o.mem_size, RUN_DEFAULT_MEM);
 	EXPECT_EQ(o.timeout_s, 0.0);
 	EXPECT_STREQ(o.cpu_model, "auto");
 	EXPECT_EQ(o.boot, BOOT_AUTO);
@@ -91,7 +91,7 @@ TEST(Cli, RunDefaultsAndValues)
 
 	ASSERT_EQ(parse({ "-k", "k.elf", "--cpus", "4" }, &o), 0) << et_last_error();
 	EXPECT_EQ(o.nr_cpus, 4u);
-	EXPECT_TRUE(o.given & CLI_GIVEN_CPUS);
+	EXPECT_TRUE(o.given & RUN_GIVEN_CPUS);
 
 	ASSERT_EQ(parse({ "-k", "k.elf", "-i", "rd.img", "-p", "console=ttyS0 quiet", "-m", "1G",
 			  "--timeout", "30", "--cpu", "nested-pvm", "--debug-io", "--boot", "linux64",

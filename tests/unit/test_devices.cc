@@ -12,12 +12,12 @@ namespace {
 
 struct StopLog {
 	int count = 0;
-	enum vm_stop_reason reason = VM_STOP_NONE;
+	enum run_end reason = RUN_END_NONE;
 	int status = -1;
 	std::string detail;
 };
 
-void on_stop(void *ctx, enum vm_stop_reason reason, int status, const char *detail)
+void on_stop(void *ctx, enum run_end reason, int status, const char *detail)
 {
 	StopLog *log = static_cast<StopLog *>(ctx);
 	log->count++;
@@ -47,7 +47,7 @@ TEST(I8042, ResetCommandStopsCleanly)
 	i8042_init(&kbc, on_stop, &log);
 	wr(i8042_cmd_io, &kbc, 0xfe);
 	EXPECT_EQ(log.count, 1);
-	EXPECT_EQ(log.reason, VM_STOP_RESET);
+	EXPECT_EQ(log.reason, RUN_END_RESET);
 	EXPECT_EQ(log.status, 0);
 	EXPECT_EQ(log.detail, "i8042 reset line");
 }
@@ -62,7 +62,7 @@ TEST(I8042, OutputPortResetBit)
 	EXPECT_EQ(log.count, 0);
 	wr(i8042_cmd_io, &kbc, 0xd1);
 	wr(i8042_data_io, &kbc, 0x00); // pulls it low
-	EXPECT_EQ(log.reason, VM_STOP_RESET);
+	EXPECT_EQ(log.reason, RUN_END_RESET);
 }
 
 TEST(I8042, SelfTestAndConfigByte)
@@ -105,7 +105,7 @@ TEST(DebugExit, StatusIsTheLowByte)
 	struct debug_exit dev = { on_stop, &log };
 	uint8_t value[4] = { 0x07, 0x01, 0, 0 }; // 32-bit write of 0x107
 	debug_exit_io(&dev, 0, value, 4, true);
-	EXPECT_EQ(log.reason, VM_STOP_DEBUG_EXIT);
+	EXPECT_EQ(log.reason, RUN_END_DEBUG_EXIT);
 	EXPECT_EQ(log.status, 7);
 }
 
@@ -133,7 +133,7 @@ TEST(ResetControl, OnlyRstCpuResetsAndTheOtherBitsReadBack)
 	EXPECT_EQ(rd(reset_control_io, &rc), 0x08);
 	wr(reset_control_io, &rc, PC_RESET_CONTROL_VALUE);
 	EXPECT_EQ(log.count, 1);
-	EXPECT_EQ(log.reason, VM_STOP_RESET);
+	EXPECT_EQ(log.reason, RUN_END_RESET);
 	EXPECT_EQ(log.status, 0);
 	EXPECT_EQ(log.detail, "reset control register 0xcf9");
 	EXPECT_EQ(rd(reset_control_io, &rc), PC_RESET_CONTROL_SYS) << "RST_CPU never reads back";

@@ -99,7 +99,7 @@ protected:
 		vcpu.run->s.regs.regs.rip = rip;
 	}
 
-	enum vm_stop_reason stop() { return vm_stop_reason(&vm); }
+	enum run_end stop() { return vm_stop_reason(&vm); }
 
 	struct vm vm;
 	struct vcpu vcpu;
@@ -151,7 +151,7 @@ TEST_F(Dispatch, PortWriteGoesToItsDeviceAndIsObserved)
 	EXPECT_EQ(seen.exits[0].value, 0x7eu);
 	EXPECT_EQ(seen.exits[0].write, 1);
 	EXPECT_EQ(seen.exits[0].unclaimed, 0);
-	EXPECT_EQ(stop(), VM_STOP_NONE);
+	EXPECT_EQ(stop(), RUN_END_NONE);
 }
 
 TEST_F(Dispatch, StringPortIoIsOneAccessPerElement)
@@ -207,7 +207,7 @@ TEST_F(Dispatch, DeviceThatEndsTheRunStopsTheLoop)
 		  0);
 	io_exit(ET_PORT_DEBUG_EXIT, true, 1, 1, &status);
 	EXPECT_EQ(vcpu_dispatch_exit(&vcpu), EXIT_STOP);
-	EXPECT_EQ(stop(), VM_STOP_DEBUG_EXIT);
+	EXPECT_EQ(stop(), RUN_END_DEBUG_EXIT);
 	EXPECT_EQ(vm_stop_status(&vm), 7);
 }
 
@@ -310,7 +310,7 @@ TEST_F(Dispatch, Int3RemovedWhileAnotherVcpuWaitedResumesThatVcpuAtTheInstructio
 	EXPECT_EQ(other.run->s.regs.regs.rip, 0x6000u);
 	EXPECT_FALSE(other.run->kvm_dirty_regs & KVM_SYNC_X86_REGS);
 	EXPECT_EQ(other.stale_int3, 1u);
-	EXPECT_EQ(stop(), VM_STOP_NONE);
+	EXPECT_EQ(stop(), RUN_END_NONE);
 }
 
 // The same check never hides a breakpoint still in place: on several
@@ -337,7 +337,7 @@ TEST_F(Dispatch, DebugExitNobodyPlacedIsACrash)
 	vcpu.run->debug.arch.exception = 1;
 	vcpu.run->debug.arch.pc = 0x3000;
 	EXPECT_EQ(vcpu_dispatch_exit(&vcpu), EXIT_STOP);
-	EXPECT_EQ(stop(), VM_STOP_GUEST_CRASH);
+	EXPECT_EQ(stop(), RUN_END_GUEST_CRASH);
 	EXPECT_EQ(vm_stop_status(&vm), EXIT_STATUS_GUEST_CRASH);
 	ASSERT_NE(vcpu.crash_reason, nullptr);
 	EXPECT_NE(std::string(vcpu.crash_reason).find("debug exit"), std::string::npos);
@@ -356,7 +356,7 @@ TEST_F(Dispatch, EmulationFailureAtAnInt3IsTheTracersBreakpoint)
 	EXPECT_EQ(vcpu_dispatch_exit(&vcpu), EXIT_RESUME);
 	EXPECT_EQ(hit.calls, 1u);
 	EXPECT_EQ(vcpu.nr_emulation_fallbacks, 1u);
-	EXPECT_EQ(stop(), VM_STOP_NONE);
+	EXPECT_EQ(stop(), RUN_END_NONE);
 }
 
 // kvm-pvm's way of the same race (an emulation failure at the int3,
@@ -385,13 +385,13 @@ TEST_F(Dispatch, EmulationFailureAtAnInt3AnotherVcpuRemovedResumesAtTheInstructi
 	EXPECT_EQ(vcpu.run->s.regs.regs.rip, 0x4000u);
 	EXPECT_FALSE(vcpu.run->kvm_dirty_regs & KVM_SYNC_X86_REGS);
 	EXPECT_EQ(vcpu.stale_int3, 1u);
-	EXPECT_EQ(stop(), VM_STOP_NONE);
+	EXPECT_EQ(stop(), RUN_END_NONE);
 
 	// With one vCPU nothing rewrites code under an exit: the same
 	// report is the instruction the fallback cannot finish, a crash.
 	vm.nr_vcpus = 1;
 	EXPECT_EQ(vcpu_dispatch_exit(&vcpu), EXIT_STOP);
-	EXPECT_EQ(stop(), VM_STOP_GUEST_CRASH);
+	EXPECT_EQ(stop(), RUN_END_GUEST_CRASH);
 }
 
 TEST_F(Dispatch, EmulationFailureAtAnUnknownInstructionIsACrash)
@@ -400,7 +400,7 @@ TEST_F(Dispatch, EmulationFailureAtAnUnknownInstructionIsACrash)
 	vcpu.run->exit_reason = KVM_EXIT_INTERNAL_ERROR;
 	vcpu.run->internal.suberror = KVM_INTERNAL_ERROR_EMULATION;
 	EXPECT_EQ(vcpu_dispatch_exit(&vcpu), EXIT_STOP);
-	EXPECT_EQ(stop(), VM_STOP_GUEST_CRASH);
+	EXPECT_EQ(stop(), RUN_END_GUEST_CRASH);
 	EXPECT_EQ(vcpu.nr_emulation_fallbacks, 0u);
 }
 
@@ -408,7 +408,7 @@ TEST_F(Dispatch, TripleFaultIsObservedAndACrash)
 {
 	vcpu.run->exit_reason = KVM_EXIT_SHUTDOWN;
 	EXPECT_EQ(vcpu_dispatch_exit(&vcpu), EXIT_STOP);
-	EXPECT_EQ(stop(), VM_STOP_GUEST_CRASH);
+	EXPECT_EQ(stop(), RUN_END_GUEST_CRASH);
 	ASSERT_EQ(seen.exits.size(), 1u);
 	EXPECT_EQ(seen.exits[0].kind, ET_REC_SHUTDOWN);
 	EXPECT_NE(std::string(vcpu.crash_reason).find("triple fault"), std::string::npos);
@@ -427,7 +427,7 @@ TEST_F(Dispatch, TripleFaultOnAnEmptyIdtAtAnInt3IsAReset)
 		vcpu.run->s.regs.sregs.idt.limit = 0;
 		vcpu.run->exit_reason = KVM_EXIT_SHUTDOWN;
 		EXPECT_EQ(vcpu_dispatch_exit(&vcpu), EXIT_STOP);
-		EXPECT_EQ(stop(), VM_STOP_RESET) << rip;
+		EXPECT_EQ(stop(), RUN_END_RESET) << rip;
 		EXPECT_EQ(vm_stop_status(&vm), 0);
 		EXPECT_STREQ(vm_stop_detail(&vm), "triple fault on an empty IDT");
 		ASSERT_EQ(seen.exits.size(), 1u);
@@ -454,7 +454,7 @@ TEST_F(Dispatch, OtherTripleFaultsAreCrashes)
 		vcpu.run->s.regs.sregs.idt.limit = c.idt_limit;
 		vcpu.run->exit_reason = KVM_EXIT_SHUTDOWN;
 		EXPECT_EQ(vcpu_dispatch_exit(&vcpu), EXIT_STOP);
-		EXPECT_EQ(stop(), VM_STOP_GUEST_CRASH) << c.idt_limit;
+		EXPECT_EQ(stop(), RUN_END_GUEST_CRASH) << c.idt_limit;
 	}
 }
 
@@ -463,7 +463,7 @@ TEST_F(Dispatch, ResetAndPowerOffEndTheRunCleanly)
 	vcpu.run->exit_reason = KVM_EXIT_SYSTEM_EVENT;
 	vcpu.run->system_event.type = KVM_SYSTEM_EVENT_RESET;
 	EXPECT_EQ(vcpu_dispatch_exit(&vcpu), EXIT_STOP);
-	EXPECT_EQ(stop(), VM_STOP_RESET);
+	EXPECT_EQ(stop(), RUN_END_RESET);
 	EXPECT_EQ(vm_stop_status(&vm), 0);
 }
 
@@ -471,7 +471,7 @@ TEST_F(Dispatch, HaltWithNothingToWakeItStops)
 {
 	vcpu.run->exit_reason = KVM_EXIT_HLT;
 	EXPECT_EQ(vcpu_dispatch_exit(&vcpu), EXIT_STOP);
-	EXPECT_EQ(stop(), VM_STOP_HALTED);
+	EXPECT_EQ(stop(), RUN_END_HALTED);
 	ASSERT_EQ(seen.exits.size(), 1u);
 	EXPECT_EQ(seen.exits[0].kind, ET_REC_HLT);
 }
@@ -480,16 +480,16 @@ TEST_F(Dispatch, SignalExitResumesUnlessAStopWasRequested)
 {
 	vcpu.run->exit_reason = KVM_EXIT_INTR;
 	EXPECT_EQ(vcpu_dispatch_exit(&vcpu), EXIT_RESUME);
-	vm_request_stop(&vm, VM_STOP_SIGNAL, EXIT_STATUS_SIGNAL_BASE + 2);
+	vm_request_stop(&vm, RUN_END_SIGNAL);
 	EXPECT_EQ(vcpu_dispatch_exit(&vcpu), EXIT_STOP);
-	EXPECT_EQ(stop(), VM_STOP_SIGNAL);
+	EXPECT_EQ(stop(), RUN_END_SIGNAL);
 }
 
 TEST_F(Dispatch, ExitReasonNobodyKnowsIsACrash)
 {
 	vcpu.run->exit_reason = 9999;
 	EXPECT_EQ(vcpu_dispatch_exit(&vcpu), EXIT_STOP);
-	EXPECT_EQ(stop(), VM_STOP_GUEST_CRASH);
+	EXPECT_EQ(stop(), RUN_END_GUEST_CRASH);
 	EXPECT_STREQ(vcpu.crash_reason, "unexpected exit");
 }
 

@@ -14,7 +14,7 @@
 
 #include "tests/fixtures.h"
 #include "tests/unit/ftrace_ring_sim.h"
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/ftrace/layout.h"
 #include "vmm/loader/kernel_image.h"
 #include "vmm/symbols/symbols.h"

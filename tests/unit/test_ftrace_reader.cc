@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "tests/unit/ftrace_ring_sim.h"
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/ftrace/ring_reader.h"
 
 namespace {

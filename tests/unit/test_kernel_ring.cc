@@ -12,7 +12,7 @@
 
 #include "tests/fixtures.h"
 #include "tests/unit/ftrace_ring_sim.h"
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/trace/event.h"
 #include "vmm/trace/kernel_ring.h"
 

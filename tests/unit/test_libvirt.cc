@@ -423,7 +423,7 @@ TEST(LibvirtOptions, ParsingAndChecks)
 	EXPECT_EQ(parse_run({}, &o), -1);
 	EXPECT_NE(std::string(et_last_error()).find("--kernel FILE is required (or --domain NAME)"), std::string::npos);
 	ASSERT_EQ(parse_run({ "-k", "k", "-i", "i", "-p", "", "-m", "64M" }, &o), 0);
-	EXPECT_EQ(o.given, (unsigned)(CLI_GIVEN_KERNEL | CLI_GIVEN_INITRD | CLI_GIVEN_APPEND | CLI_GIVEN_MEM));
+	EXPECT_EQ(o.given, (unsigned)(RUN_GIVEN_KERNEL | RUN_GIVEN_INITRD | RUN_GIVEN_APPEND | RUN_GIVEN_MEM));
 }
 
 TEST(LibvirtOptions, ExplicitOptionsWinWhereverTheyStand)
@@ -459,7 +459,7 @@ TEST(LibvirtOptions, ExplicitOptionsWinWhereverTheyStand)
 	ASSERT_EQ(parse_run({ "-k", "k" }, &o), 0);
 	ASSERT_EQ(libvirt_domain_load(&d, &o), 0);
 	EXPECT_STREQ(o.kernel, "k");
-	EXPECT_EQ(o.mem_size, CLI_DEFAULT_MEM);
+	EXPECT_EQ(o.mem_size, RUN_DEFAULT_MEM);
 	libvirt_domain_free(&d);
 }
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "vmm/panic_message.h"
+#include "vmm/machine/panic_message.h"
 
 namespace {
 

@@ -22,7 +22,7 @@
 #include "vmm/check/expect.h"
 #include "vmm/cmd/check.h"
 #include "vmm/cmd/report.h"
-#include "vmm/version.h"
+#include "vmm/util/version.h"
 
 namespace {
 

@@ -25,7 +25,7 @@
 
 #include "tests/fixtures.h"
 #include "tests/shim/earlytrace_shim.h"
-#include "vmm/version.h"
+#include "vmm/util/version.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
 
 #include "arch/x86/layout.h"
 #include "arch/x86/pc_ports.h"
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 
 /* Where each table goes inside LAYOUT_ACPI_TABLES (the BIOS area the
  * memory map reserves; the RSDP is 16-byte aligned there, where a kernel

@@ -9,7 +9,7 @@
 #include "arch/x86/layout.h"
 #include "vmm/boot/linux64.h"
 #include "vmm/boot/pvh.h"
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 
 static const char *const names[] = {
 	[BOOT_AUTO] = "auto",

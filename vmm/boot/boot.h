@@ -12,16 +12,11 @@
 
 #include "vmm/kvm/guest_mem.h"
 #include "vmm/loader/kernel_image.h"
+#include "vmm/run/options.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-enum boot_protocol {
-	BOOT_AUTO,    /* PVH when the kernel has the note, else Linux 64-bit */
-	BOOT_PVH,     /* Xen HVM direct boot: 32-bit, paging off */
-	BOOT_LINUX64, /* Linux x86-64 boot protocol: long mode, zero page */
-};
 
 struct boot_request {
 	enum boot_protocol protocol;

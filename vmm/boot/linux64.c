@@ -5,7 +5,7 @@
 
 #include "arch/x86/layout.h"
 #include "vmm/boot/memmap.h"
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 
 static void put16(uint8_t *p, uint16_t v)
 {

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "arch/x86/layout.h"
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 
 _Static_assert(LAYOUT_PVH_START_INFO + sizeof(struct hvm_start_info) <= LAYOUT_PVH_MODLIST,
 	       "start_info runs into the module list");

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/sites/glob.h"
 
 /* A call's place in time: guest TSC, then position in the file. */

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/util/input_file.h"
 #include "vmm/sites/glob.h"
 

@@ -4,7 +4,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 
 /* Writes s with everything a KTAP line cannot hold replaced by '?'; in a
  * description also '#', which would start the directive. */

@@ -9,7 +9,8 @@
 #include <string.h>
 
 #include "arch/x86/cpu_model.h"
-#include "vmm/error.h"
+#include "vmm/boot/boot.h"
+#include "vmm/util/error.h"
 #include "vmm/kvm/vm.h"
 
 const char cli_usage[] =
@@ -196,7 +197,7 @@ int cli_trace_file_operand(const char *cmd, int argc, char **argv, const char **
 void cli_run_defaults(struct run_options *opts)
 {
 	memset(opts, 0, sizeof(*opts));
-	opts->mem_size = CLI_DEFAULT_MEM;
+	opts->mem_size = RUN_DEFAULT_MEM;
 	opts->nr_cpus = 1;
 	opts->cpu_model = CPU_MODEL_DEFAULT;
 }
@@ -206,21 +207,21 @@ int cli_run_option(int c, const char *arg, struct run_options *opts)
 	switch (c) {
 	case 'k':
 		opts->kernel = arg;
-		opts->given |= CLI_GIVEN_KERNEL;
+		opts->given |= RUN_GIVEN_KERNEL;
 		return 1;
 	case 'i':
 		opts->initrd = arg;
-		opts->given |= CLI_GIVEN_INITRD;
+		opts->given |= RUN_GIVEN_INITRD;
 		return 1;
 	case 'p':
 		opts->append = arg;
-		opts->given |= CLI_GIVEN_APPEND;
+		opts->given |= RUN_GIVEN_APPEND;
 		return 1;
 	case 'm':
-		opts->given |= CLI_GIVEN_MEM;
+		opts->given |= RUN_GIVEN_MEM;
 		return cli_parse_size(arg, &opts->mem_size) ? et_error_prefix("--mem") : 1;
 	case CLI_OPT_CPUS:
-		opts->given |= CLI_GIVEN_CPUS;
+		opts->given |= RUN_GIVEN_CPUS;
 		return cli_parse_cpus(arg, VM_MAX_VCPUS, &opts->nr_cpus) ? et_error_prefix("--cpus")
 									  : 1;
 	case CLI_OPT_CONNECT:

@@ -9,53 +9,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "vmm/boot/boot.h"
+#include "vmm/run/options.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define CLI_DEFAULT_MEM (512ull << 20)
-
-/* --on-panic: what a guest kernel panic does to the run. */
-enum panic_action {
-	PANIC_ACTION_EXIT = 0,	/* end it (status 3) once the panic output is out */
-	PANIC_ACTION_CONTINUE,	/* let the guest go on: it reboots or waits as
-				 * its panic= parameter says (status 3 at the end) */
-};
-
-struct run_options {
-	const char *kernel;
-	const char *initrd;
-	const char *append;
-	const char *symbols; /* --symbols FILE, or NULL */
-	uint64_t mem_size;
-	unsigned nr_cpus;     /* --cpus N: vCPUs, 1 (default) or more */
-	double timeout_s;     /* 0: no timeout */
-	const char *cpu_model;
-	enum boot_protocol boot;
-	bool debug_io;
-	enum panic_action on_panic;
-	const char *nmi_at;   /* --nmi-at SYMBOL, or NULL */
-	bool help;	      /* --help given: print usage, do nothing else */
-	bool list_cpu_models; /* --cpu help */
-	const char *connect;  /* --connect URI: the libvirt connection, or NULL */
-	const char *domain;   /* --domain NAME: a libvirt domain to take the machine from */
-	unsigned given;	      /* CLI_GIVEN_*: options set on the command line, which
-			       * win over the domain's */
-	/* Kernel parameters a command adds for a Linux guest (trace --follow:
-	 * the kernel's own tracer), and why, said when they are added. */
-	char *extra_params;
-	const char *extra_params_why;
-};
-
-enum {
-	CLI_GIVEN_KERNEL = 1 << 0,
-	CLI_GIVEN_INITRD = 1 << 1,
-	CLI_GIVEN_APPEND = 1 << 2,
-	CLI_GIVEN_MEM = 1 << 3,
-	CLI_GIVEN_CPUS = 1 << 4,
-};
 
 /* Parses `run`'s options (argv[0] is "run"). 0, or -1 with an error. */
 int cli_parse_run(int argc, char **argv, struct run_options *opts);

@@ -12,12 +12,12 @@
 #include <string.h>
 
 #include "vmm/boot/boot.h"
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/util/output_file.h"
 #include "vmm/libvirt/domain_name.h"
 #include "vmm/libvirt/plugin.h"
 #include "vmm/loader/kernel_image.h"
-#include "vmm/kvm/stop.h"
+#include "vmm/run/end.h"
 
 const char cli_domain_xml_usage[] =
 	"Usage: earlytrace domain-xml --kernel FILE [OPTIONS]\n"

@@ -12,8 +12,8 @@
 #include "vmm/cmd/run.h"
 #include "vmm/cmd/sites.h"
 #include "vmm/cmd/trace.h"
-#include "vmm/kvm/stop.h"
-#include "vmm/version.h"
+#include "vmm/run/end.h"
+#include "vmm/util/version.h"
 
 static int print_version(void)
 {
@@ -27,7 +27,7 @@ int main(int argc, char **argv)
 
 	/* A write to a closed pipe or past the file size limit fails with
 	 * EPIPE or EFBIG, which every writer reports, instead of killing the
-	 * process without a word (a run catches SIGPIPE: machine_signals.c). */
+	 * process without a word (a run catches SIGPIPE: signals.c). */
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGXFSZ, SIG_IGN);
 	if (!cmd) {

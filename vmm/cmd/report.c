@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "vmm/cmd/cli.h"
-#include "vmm/error.h"
-#include "vmm/kvm/stop.h"
+#include "vmm/util/error.h"
+#include "vmm/run/end.h"
 #include "vmm/trace/read_progress.h"
 #include "vmm/util/output_file.h"
 

@@ -7,10 +7,10 @@
 
 #include "arch/x86/cpu_model.h"
 #include "vmm/cmd/cli.h"
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/libvirt/plugin.h"
-#include "vmm/machine.h"
-#include "vmm/kvm/stop.h"
+#include "vmm/machine/machine.h"
+#include "vmm/run/end.h"
 
 static void list_cpu_models(void)
 {

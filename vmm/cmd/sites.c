@@ -14,11 +14,11 @@
 #include <time.h>
 
 #include "vmm/cmd/cli.h"
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/loader/kernel_image.h"
 #include "vmm/sites/filter.h"
 #include "vmm/sites/sites.h"
-#include "vmm/kvm/stop.h"
+#include "vmm/run/end.h"
 #include "vmm/symbols/symbols.h"
 
 const char cli_sites_usage[] =

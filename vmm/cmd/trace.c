@@ -14,14 +14,15 @@
 #include <unistd.h>
 
 #include "arch/x86/msr_names.h"
+#include "vmm/cmd/cli.h"
 #include "vmm/boot/cmdline.h"
 #include "vmm/cmd/check.h"
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/libvirt/plugin.h"
 #include "vmm/cmd/report.h"
 #include "vmm/report/report.h"
 #include "vmm/trace/progress.h"
-#include "vmm/kvm/stop.h"
+#include "vmm/run/end.h"
 #include "vmm/util/output_file.h"
 
 const char cli_trace_usage[] =

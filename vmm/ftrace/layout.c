@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 
 /* What a member must be for the reader to use it. */
 enum member_kind {

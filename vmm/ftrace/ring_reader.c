@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/ftrace/ring_page.h"
 #include "vmm/ftrace/ring_walk.h"
 

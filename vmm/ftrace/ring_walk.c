@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 
 /* Larger structs than these are not the kernel's (ring_buffer_per_cpu is
  * 480 bytes in 6.1, buffer_page 56): refused before reading. */

@@ -17,5 +17,5 @@ void acpi_sleep_io(void *opaque, uint64_t offset, uint8_t *data, uint32_t len, b
 		return;
 	}
 	if (offset == 0 && (data[0] & SLP_EN) && SLP_TYP(data[0]) == ACPI_SLEEP_TYPE_S5)
-		s->stop(s->vm, VM_STOP_POWER_OFF, 0, "ACPI S5");
+		s->stop(s->vm, RUN_END_POWER_OFF, 0, "ACPI S5");
 }

@@ -15,5 +15,5 @@ void debug_exit_io(void *opaque, uint64_t offset, uint8_t *data, uint32_t len, b
 		return;
 	}
 	/* Only the low byte matters: a process exit status is 8 bits. */
-	dev->stop(dev->vm, VM_STOP_DEBUG_EXIT, data[0], NULL);
+	dev->stop(dev->vm, RUN_END_DEBUG_EXIT, data[0], NULL);
 }

@@ -9,14 +9,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "vmm/kvm/stop.h"
+#include "vmm/run/end.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 struct debug_exit {
-	vm_stop_fn stop;
+	run_stop_fn stop;
 	void *vm;
 };
 

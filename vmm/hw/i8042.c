@@ -29,7 +29,7 @@ enum {
 #define PORT_TEST_OK 0x00
 #define OUTPUT_PORT_RESET_BIT 0x01 /* active low: 0 asserts CPU reset */
 
-void i8042_init(struct i8042 *kbc, vm_stop_fn stop, void *vm)
+void i8042_init(struct i8042 *kbc, run_stop_fn stop, void *vm)
 {
 	memset(kbc, 0, sizeof(*kbc));
 	kbc->config = 0x45; /* translate, system flag, keyboard interrupt */
@@ -45,7 +45,7 @@ static void queue_reply(struct i8042 *kbc, uint8_t byte)
 
 static void reset(struct i8042 *kbc)
 {
-	kbc->stop(kbc->vm, VM_STOP_RESET, 0, "i8042 reset line");
+	kbc->stop(kbc->vm, RUN_END_RESET, 0, "i8042 reset line");
 }
 
 static void command(struct i8042 *kbc, uint8_t cmd)

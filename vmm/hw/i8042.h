@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "vmm/kvm/stop.h"
+#include "vmm/run/end.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -22,11 +22,11 @@ struct i8042 {
 	uint8_t pending_cmd;	/* command waiting for its data byte, or 0 */
 	uint8_t out[4];		/* replies waiting in the output buffer */
 	unsigned out_count;
-	vm_stop_fn stop;
+	run_stop_fn stop;
 	void *vm;
 };
 
-void i8042_init(struct i8042 *kbc, vm_stop_fn stop, void *vm);
+void i8042_init(struct i8042 *kbc, run_stop_fn stop, void *vm);
 /* The data (PC_PORT_I8042_DATA) and command (PC_PORT_I8042_CMD) ports. */
 void i8042_data_io(void *opaque, uint64_t offset, uint8_t *data, uint32_t len, bool is_write);
 void i8042_cmd_io(void *opaque, uint64_t offset, uint8_t *data, uint32_t len, bool is_write);

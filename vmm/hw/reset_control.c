@@ -19,5 +19,5 @@ void reset_control_io(void *opaque, uint64_t offset, uint8_t *data, uint32_t len
 	}
 	rc->value = data[0] & KEPT_BITS;
 	if (data[0] & PC_RESET_CONTROL_CPU)
-		rc->stop(rc->vm, VM_STOP_RESET, 0, "reset control register 0xcf9");
+		rc->stop(rc->vm, RUN_END_RESET, 0, "reset control register 0xcf9");
 }

@@ -15,14 +15,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "vmm/kvm/stop.h"
+#include "vmm/run/end.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 struct reset_control {
-	vm_stop_fn stop;
+	run_stop_fn stop;
 	void *vm;
 	uint8_t value; /* SYS_RST and FULL_RST as last written */
 };

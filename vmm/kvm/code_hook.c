@@ -8,7 +8,7 @@
 #include "arch/x86/page_walk.h"
 #include "arch/x86/site_verify.h"
 #include "earlytrace/abi.h"
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/kvm/vcpu.h"
 
 static const uint8_t *hook_bytes(void)

@@ -5,7 +5,7 @@
 #include <sys/mman.h>
 
 #include "arch/x86/layout.h"
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 
 /*
  * Guest RAM sits between two inaccessible guard regions: should any

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/util/sorted.h"
 
 static const char *const space_names[IOBUS_NR_SPACES] = { "port", "MMIO" };

@@ -9,7 +9,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 
 const char *kvm_device_path(void)
 {

@@ -16,7 +16,7 @@
 #include "arch/x86/kvm_probe_guest.h"
 #include "arch/x86/layout.h"
 #include "earlytrace/abi.h"
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/util/sorted.h"
 
 #define TIMED_EXITS 31

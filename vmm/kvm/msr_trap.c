@@ -5,7 +5,7 @@
 #include <sys/ioctl.h>
 
 #include "arch/x86/msr.h"
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 
 int msr_trap_enable(struct vm *vm, const uint32_t *msrs, size_t nr)
 {

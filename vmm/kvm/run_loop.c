@@ -10,7 +10,7 @@
 
 #include "arch/x86/crash_report.h"
 #include "arch/x86/exit.h"
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/kvm/host_wait.h"
 
 /* An access a device (or nobody) handled. */
@@ -38,7 +38,7 @@ static enum exit_verdict crash(struct vcpu *vcpu, const char *what)
 {
 	vcpu->crash_reason = what;
 	crash_report(vcpu, what, stderr);
-	vm_request_stop(vcpu->vm, VM_STOP_GUEST_CRASH, EXIT_STATUS_GUEST_CRASH);
+	vm_request_stop(vcpu->vm, RUN_END_GUEST_CRASH);
 	return EXIT_STOP;
 }
 
@@ -80,10 +80,10 @@ static enum exit_verdict handle_system_event(struct vcpu *vcpu)
 {
 	switch (vcpu->run->system_event.type) {
 	case KVM_SYSTEM_EVENT_RESET:
-		vm_request_stop(vcpu->vm, VM_STOP_RESET, 0);
+		vm_request_stop(vcpu->vm, RUN_END_RESET);
 		return EXIT_STOP;
 	case KVM_SYSTEM_EVENT_SHUTDOWN:
-		vm_request_stop(vcpu->vm, VM_STOP_POWER_OFF, 0);
+		vm_request_stop(vcpu->vm, RUN_END_POWER_OFF);
 		return EXIT_STOP;
 	default:
 		return crash(vcpu, "system event (crash)");
@@ -111,13 +111,13 @@ static enum exit_verdict handle(struct vcpu *vcpu)
 	case KVM_EXIT_HLT:
 		/* Only seen without an in-kernel LAPIC: nothing can wake us. */
 		observe_access(vcpu, ET_REC_HLT, 0, NULL, 0, false, false);
-		vm_request_stop(vcpu->vm, VM_STOP_HALTED, EXIT_STATUS_GUEST_CRASH);
+		vm_request_stop(vcpu->vm, RUN_END_HALTED);
 		return EXIT_STOP;
 	case KVM_EXIT_SHUTDOWN:
 		observe_access(vcpu, ET_REC_SHUTDOWN, 0, NULL, 0, false, false);
 		switch (arch_shutdown_kind(vcpu)) {
 		case ARCH_SHUTDOWN_RESET:
-			vm_request_stop_detail(vcpu->vm, VM_STOP_RESET, 0,
+			vm_request_stop_detail(vcpu->vm, RUN_END_RESET, 0,
 					       "triple fault on an empty IDT");
 			return EXIT_STOP;
 		case ARCH_SHUTDOWN_STATE_LOST: {
@@ -129,7 +129,7 @@ static enum exit_verdict handle(struct vcpu *vcpu)
 				 "triple fault%s; this KVM reset the vCPU before its state could "
 				 "be read, as on AMD SVM",
 				 on);
-			vm_request_stop_detail(vcpu->vm, VM_STOP_RESET, 0, vcpu->stop_detail);
+			vm_request_stop_detail(vcpu->vm, RUN_END_RESET, 0, vcpu->stop_detail);
 			return EXIT_STOP;
 		}
 		case ARCH_SHUTDOWN_CRASH:
@@ -155,7 +155,7 @@ enum exit_verdict vcpu_dispatch_exit(struct vcpu *vcpu)
 
 	/* A device, a breakpoint handler or a signal may have asked for the
 	 * end while the exit was handled. */
-	if (v == EXIT_RESUME && vm_stop_reason(vcpu->vm) != VM_STOP_NONE)
+	if (v == EXIT_RESUME && vm_stop_reason(vcpu->vm) != RUN_END_NONE)
 		return EXIT_STOP;
 	return v;
 }
@@ -170,7 +170,7 @@ int vcpu_run(struct vcpu *vcpu)
 	atomic_fetch_add(&vm->vcpus_running, 1);
 	if (locked)
 		pthread_mutex_lock(&vm->exit_lock);
-	while (v == EXIT_RESUME && vm_stop_reason(vm) == VM_STOP_NONE) {
+	while (v == EXIT_RESUME && vm_stop_reason(vm) == RUN_END_NONE) {
 		if (__atomic_exchange_n(&vcpu->work_pending, 0, __ATOMIC_ACQ_REL) && vcpu->work_fn) {
 			vcpu->regs_synced = false;
 			vcpu->work_fn(vcpu->work_ctx, vcpu);
@@ -231,6 +231,6 @@ int vcpu_run(struct vcpu *vcpu)
 	vcpu_set_current(NULL);
 	if (v != EXIT_FATAL)
 		return 0;
-	vm_request_stop(vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
+	vm_request_stop(vm, RUN_END_VMM_ERROR);
 	return -1;
 }

@@ -23,9 +23,9 @@ enum exit_verdict vcpu_dispatch_exit(struct vcpu *vcpu);
 /*
  * Runs until vm_stop_reason() is set. Returns 0 when the run ended for a
  * reason the VM recorded, or -1 with an error when KVM or the VMM failed
- * (the stop reason is then VM_STOP_VMM_ERROR). Crashes (triple fault,
+ * (the stop reason is then RUN_END_VMM_ERROR). Crashes (triple fault,
  * failed entry, emulation errors) print a report on stderr and stop the
- * VM with VM_STOP_GUEST_CRASH.
+ * VM with RUN_END_GUEST_CRASH.
  */
 int vcpu_run(struct vcpu *vcpu);
 

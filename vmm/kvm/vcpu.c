@@ -11,7 +11,7 @@
 
 #include "arch/x86/boot_cpu.h"
 #include "arch/x86/msr.h"
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/util/sorted.h"
 
 #define CPUID_MAX_ENTRIES 256

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "arch/x86/layout.h"
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/kvm/host_wait.h"
 #include "vmm/kvm/kvm_traits.h"
 #include "vmm/kvm/vcpu.h"
@@ -130,20 +130,19 @@ void vm_kick_others(struct vm *vm, struct vcpu *except)
 	}
 }
 
-void vm_request_stop_detail(void *opaque, enum vm_stop_reason reason, int status,
-			    const char *detail)
+void vm_request_stop_detail(void *opaque, enum run_end reason, int value, const char *detail)
 {
 	struct vm *vm = opaque;
 	uint64_t none = 0;
 
 	if (atomic_compare_exchange_strong(&vm->stop, &none,
-					   (uint64_t)reason << 32 | (uint32_t)status))
+					   (uint64_t)reason << 32 | (uint32_t)value))
 		atomic_store(&vm->stop_detail, (uintptr_t)detail);
 }
 
-void vm_request_stop(void *vm, enum vm_stop_reason reason, int status)
+void vm_request_stop(void *vm, enum run_end reason)
 {
-	vm_request_stop_detail(vm, reason, status, NULL);
+	vm_request_stop_detail(vm, reason, 0, NULL);
 }
 
 const char *vm_stop_detail(struct vm *vm)
@@ -158,14 +157,7 @@ void vm_set_stop_detail(struct vm *vm, const char *detail)
 
 const char *vm_stop_describe(struct vm *vm, char *buf, size_t len)
 {
-	const char *name = vm_stop_reason_name(vm_stop_reason(vm));
-	const char *detail = vm_stop_detail(vm);
-
-	if (detail)
-		snprintf(buf, len, "%s (%s)", name, detail);
-	else
-		snprintf(buf, len, "%s", name);
-	return buf;
+	return run_end_describe(vm_stop_reason(vm), vm_stop_detail(vm), buf, len);
 }
 
 int vm_set_irq_line(struct vm *vm, unsigned irq, int level)
@@ -177,45 +169,17 @@ int vm_set_irq_line(struct vm *vm, unsigned irq, int level)
 	return 0;
 }
 
-enum vm_stop_reason vm_stop_reason(struct vm *vm)
+enum run_end vm_stop_reason(struct vm *vm)
 {
-	return (enum vm_stop_reason)(atomic_load(&vm->stop) >> 32);
+	return (enum run_end)(atomic_load(&vm->stop) >> 32);
 }
 
-int vm_stop_status(struct vm *vm)
+int vm_stop_value(struct vm *vm)
 {
 	return (int)(uint32_t)atomic_load(&vm->stop);
 }
 
-const char *vm_stop_reason_name(enum vm_stop_reason reason)
+int vm_stop_status(struct vm *vm)
 {
-	switch (reason) {
-	case VM_STOP_NONE:
-		return "running";
-	case VM_STOP_DEBUG_EXIT:
-		return "debug-exit port";
-	case VM_STOP_RESET:
-		return "guest reset";
-	case VM_STOP_POWER_OFF:
-		return "guest power-off";
-	case VM_STOP_TIMEOUT:
-		return "timeout";
-	case VM_STOP_SIGNAL:
-		return "signal";
-	case VM_STOP_CONSOLE_QUIT:
-		return "console quit";
-	case VM_STOP_GUEST_CRASH:
-		return "guest crash";
-	case VM_STOP_HALTED:
-		return "guest halted";
-	case VM_STOP_VMM_ERROR:
-		return "VMM error";
-	case VM_STOP_TRACE_DONE:
-		return "trace complete";
-	case VM_STOP_HANG:
-		return "hang (no new events)";
-	case VM_STOP_GUEST_PANIC:
-		return "the end of its panic output";
-	}
-	return "?";
+	return run_end_status(vm_stop_reason(vm), vm_stop_value(vm));
 }

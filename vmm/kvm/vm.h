@@ -28,7 +28,7 @@ typedef _Atomic uintptr_t vm_stop_detail_word;
 #include "vmm/kvm/guest_mem.h"
 #include "vmm/kvm/iobus.h"
 #include "vmm/kvm/kvm_device.h"
-#include "vmm/kvm/stop.h"
+#include "vmm/run/end.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -81,12 +81,16 @@ struct vm {
 int vm_create(struct vm *vm, uint64_t mem_size);
 void vm_destroy(struct vm *vm);
 
-/* Async-signal-safe. The first request wins, its detail with it. */
-void vm_request_stop(void *vm, enum vm_stop_reason reason, int status);
-/* The same with a detail (vm_stop_fn, for devices). */
-void vm_request_stop_detail(void *vm, enum vm_stop_reason reason, int status,
-			    const char *detail);
-enum vm_stop_reason vm_stop_reason(struct vm *vm);
+/* Ends the run (vmm/run/end.h says how each end is named and what status
+ * it gives). Async-signal-safe. The first request wins, its detail with it. */
+void vm_request_stop(void *vm, enum run_end reason);
+/* The same with the end's value and a detail (a run_stop_fn, for devices
+ * and signal handlers). */
+void vm_request_stop_detail(void *vm, enum run_end reason, int value, const char *detail);
+enum run_end vm_stop_reason(struct vm *vm);
+/* The winning request's value (the debug-exit status, the signal). */
+int vm_stop_value(struct vm *vm);
+/* The process exit status the end gives (run_end_status()). */
 int vm_stop_status(struct vm *vm);
 /* The winning request's detail, or NULL. */
 const char *vm_stop_detail(struct vm *vm);

@@ -16,7 +16,7 @@
 #include <libvirt/virterror.h>
 #include <libxml/xmlerror.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 
 static void quiet_libvirt(void *opaque, virErrorPtr error)
 {
@@ -111,7 +111,7 @@ int libvirt_domain_read(struct libvirt_domain *d, const char *uri, const char *n
 
 int libvirt_domain_apply(const struct libvirt_domain *d, struct run_options *o)
 {
-	if (!(o->given & CLI_GIVEN_KERNEL)) {
+	if (!(o->given & RUN_GIVEN_KERNEL)) {
 		if (!d->kernel)
 			return et_error("domain '%s': no <kernel> in <os>: earlytrace boots a kernel "
 					"directly; give the domain a direct kernel boot (<os><kernel>) "
@@ -119,13 +119,13 @@ int libvirt_domain_apply(const struct libvirt_domain *d, struct run_options *o)
 					d->name);
 		o->kernel = d->kernel;
 	}
-	if (!(o->given & CLI_GIVEN_INITRD) && d->initrd)
+	if (!(o->given & RUN_GIVEN_INITRD) && d->initrd)
 		o->initrd = d->initrd;
-	if (!(o->given & CLI_GIVEN_APPEND) && d->cmdline)
+	if (!(o->given & RUN_GIVEN_APPEND) && d->cmdline)
 		o->append = d->cmdline;
-	if (!(o->given & CLI_GIVEN_MEM) && d->mem_size)
+	if (!(o->given & RUN_GIVEN_MEM) && d->mem_size)
 		o->mem_size = d->mem_size;
-	if (!(o->given & CLI_GIVEN_CPUS) && d->vcpus)
+	if (!(o->given & RUN_GIVEN_CPUS) && d->vcpus)
 		o->nr_cpus = d->vcpus;
 	return 0;
 }

@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "vmm/cmd/cli.h"
+#include "vmm/run/options.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 
 int domain_xml_check_name(const char *name)
 {

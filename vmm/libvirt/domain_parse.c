@@ -22,7 +22,7 @@
 #include <libxml/tree.h>
 
 #include "arch/x86/layout.h"
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/kvm/vm.h"
 
 struct parse {

@@ -17,9 +17,9 @@
 
 #include "arch/x86/cpu_model.h"
 #include "vmm/boot/boot.h"
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/libvirt/domain_name.h"
-#include "vmm/version.h"
+#include "vmm/util/version.h"
 
 /* XML 1.0 holds tab, line feed, carriage return and no other control
  * character, and only valid UTF-8. */

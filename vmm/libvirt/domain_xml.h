@@ -7,7 +7,7 @@
 #ifndef VMM_LIBVIRT_DOMAIN_XML_H
 #define VMM_LIBVIRT_DOMAIN_XML_H
 
-#include "vmm/cmd/cli.h"
+#include "vmm/run/options.h"
 #include "vmm/libvirt/domain.h"
 
 #ifdef __cplusplus

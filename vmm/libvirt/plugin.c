@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 
 static const struct libvirt_plugin *loaded;
 

@@ -17,7 +17,7 @@
 
 #include <stddef.h>
 
-#include "vmm/cmd/cli.h"
+#include "vmm/run/options.h"
 #include "vmm/libvirt/domain.h"
 
 #ifdef __cplusplus

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/loader/decompress.h"
 
 static uint16_t le16(const uint8_t *p)

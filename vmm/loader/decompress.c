@@ -9,7 +9,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 
 #define LZ4_LEGACY_MAGIC 0x184c2102u
 /* The legacy frame cuts the input into blocks of at most 8 MiB output. */

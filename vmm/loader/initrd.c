@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/loader/kernel_image.h"
 
 #define PAGE_MASK 0xfffull

@@ -12,7 +12,7 @@
 
 #include "arch/x86/layout.h"
 #include "earlytrace/xen_pvh.h"
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/util/input_file.h"
 
 /* Files larger than this are not kernels; refusing early avoids huge reads. */

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/report/report.h"
 #include "vmm/report/report_util.h"
 #include "vmm/trace/overhead.h"

@@ -26,7 +26,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/report/report.h"
 #include "vmm/report/report_util.h"
 #include "vmm/trace/overhead.h"

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/util/sorted.h"
 
 int site_filter_add(struct site_filter *f, const char *pattern, bool notrace)

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 
 /* Checks brackets and escapes; returns -1 with a message when malformed. */
 static int check_syntax(const char *p)

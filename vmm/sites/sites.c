@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "arch/x86/site_verify.h"
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 
 /* More entries than this is not a kernel (Linux has well under 100k). */
 #define MAX_SITES (1u << 22)

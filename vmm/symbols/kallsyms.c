@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 
 #define NR_TOKENS 256
 #define MAX_NAME 1024	      /* longest expanded name we accept */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/util/sorted.h"
 
 static int compare_addr(const void *a, const void *b)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/symbols/symbols.h"
 
 #define NT_GNU_BUILD_ID_TYPE 3

@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/kvm/kvm_traits.h"
-#include "vmm/kvm/stop.h"
+#include "vmm/run/end.h"
 #include "vmm/util/sorted.h"
 
 void exit_cost_time_at_start(struct exit_cost *c, struct vcpu *vcpu)
@@ -93,7 +93,7 @@ bool exit_cost_time_again(struct exit_cost *c, struct vcpu *vcpu, const struct k
 		/* Never resume the guest from registers it has left. */
 		et_error("an exit timed at a breakpoint ended elsewhere (an NMI ran "
 			 "first): the guest's state cannot be resumed");
-		vm_request_stop(vcpu->vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
+		vm_request_stop(vcpu->vm, RUN_END_VMM_ERROR);
 		return false;
 	}
 	return true;

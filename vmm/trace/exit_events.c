@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/kvm/msr_trap.h"
 
 /* An earlytrace hypercall: its number and the result the VMM wrote, read

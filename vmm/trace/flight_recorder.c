@@ -10,7 +10,7 @@
 
 #include "arch/x86/crash_report.h"
 #include "arch/x86/page_walk.h"
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/trace/event_text.h"
 
 /* Events kept for the parent-link search, whatever --tail prints. */
@@ -183,7 +183,7 @@ static void *watchdog_main(void *arg)
 		if (hang_watch_sample(&fr->hang, per_cpu, shared, now)) {
 			fr->hang_at = now;
 			atomic_store(&fr->hung, true);
-			vm_request_stop(&fr->m->vm, VM_STOP_HANG, EXIT_STATUS_TIMEOUT);
+			vm_request_stop(&fr->m->vm, RUN_END_HANG);
 			machine_kick(fr->m);
 			break;
 		}
@@ -528,15 +528,15 @@ static void end_with(struct flight_recorder *fr, const char *how)
 
 void flight_recorder_finish(struct flight_recorder *fr)
 {
-	enum vm_stop_reason reason = vm_stop_reason(&fr->m->vm);
+	enum run_end reason = vm_stop_reason(&fr->m->vm);
 	const char *crash = subject_vcpu(fr)->crash_reason;
 	char why[192];
 
-	if (reason == VM_STOP_GUEST_CRASH) {
+	if (reason == RUN_END_GUEST_CRASH) {
 		snprintf(why, sizeof(why), "guest crash: %s", crash ? crash : "?");
 		/* The crash report above has the registers already. */
 		flight_recorder_report(fr, why, false, stderr);
-	} else if (reason == VM_STOP_HANG) {
+	} else if (reason == RUN_END_HANG) {
 		if (fr->m->nr_cpus > 1)
 			snprintf(why, sizeof(why),
 				 "hang: no new event for %g s on any of the %u vCPUs (--hang-timeout)",

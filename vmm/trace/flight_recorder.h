@@ -27,7 +27,7 @@
 #include <stdio.h>
 
 #include "earlytrace/abi.h"
-#include "vmm/machine.h"
+#include "vmm/machine/machine.h"
 #include "vmm/trace/graph.h"
 #include "vmm/trace/hang_watch.h"
 

@@ -8,7 +8,7 @@
 
 #include "arch/x86/insn.h"
 #include "trampolines/region.h"
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/trace/recorder.h"
 
 int graph_attach(struct graph *g, bool enabled, const struct kernel_image *img,
@@ -152,7 +152,7 @@ bool graph_on_return(struct graph *g, struct vcpu *vcpu, struct kvm_regs *regs,
 		et_warn("--graph: a return reached the return breakpoint with no frame for it "
 			"(rsp 0x%" PRIx64 ", %zu frames): stopping the run",
 			sp, g->nr);
-		vm_request_stop(vcpu->vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
+		vm_request_stop(vcpu->vm, RUN_END_VMM_ERROR);
 		return true;
 	}
 	tsc = recorder_now(g->rec);

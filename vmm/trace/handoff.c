@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "earlytrace/abi.h"
-#include "vmm/error.h"
-#include "vmm/machine.h"
+#include "vmm/util/error.h"
+#include "vmm/machine/machine.h"
 #include "vmm/trace/flight_recorder.h"
 
 #define MARK_MAX 256

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 
 int hang_watch_init(struct hang_watch *hw, unsigned nr_cpus, double timeout_s)
 {

@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 
 /*
  * The events get a mapping of their own between two inaccessible pages:

@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "vmm/machine.h"
+#include "vmm/machine/machine.h"
 #include "vmm/trace/wait_spread.h"
 
 /* Pieces a wait is spread over at most: a KVM_RUN of host time slices. */

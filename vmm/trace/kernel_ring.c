@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 
 int kernel_ring_prepare(struct kernel_ring *kr, const struct kernel_image *img,
 			const struct symbols *syms, struct recorder *rec, struct vcpu *vcpu)

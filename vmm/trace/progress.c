@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 
 /* Erases the terminal line: to its start, then clear to its end. */
 static const char erase[] = "\r\033[K";

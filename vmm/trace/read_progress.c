@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 
 static void sample(void *ctx, struct progress_sample *s)
 {

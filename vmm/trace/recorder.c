@@ -52,7 +52,7 @@ void recorder_record(struct recorder *r, const struct et_ring_record *ev)
 	else if (!kept && (r->buf.dropped & (r->buf.dropped - 1)) == 0)
 		trace_writer_drops(r->out, r->buf.dropped, ev->tsc, recorder_drop_reason(r));
 	if (r->max_events && r->buf.recorded >= r->max_events)
-		vm_request_stop(r->vcpu->vm, VM_STOP_TRACE_DONE, 0);
+		vm_request_stop(r->vcpu->vm, RUN_END_TRACE_DONE);
 }
 
 uint64_t recorder_now(const struct recorder *r)

@@ -6,7 +6,7 @@
 
 #include "arch/x86/insn.h"
 #include "arch/x86/site_verify.h"
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/util/sorted.h"
 
 static int compare_paddr(const void *a, const void *b)

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/trace/trace_reader_internal.h"
 
 /* Records the first reason to doubt the file: what it holds disagrees with

@@ -8,7 +8,7 @@
  */
 #include <stdlib.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/trace/trace_file.h"
 
 struct merge_run {

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/trace/trace_doubt.h"
 #include "vmm/trace/trace_reader_internal.h"
 #include "vmm/trace/trace_scan.h"

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/trace/trace_doubt.h"
 #include "vmm/trace/trace_reader_internal.h"
 

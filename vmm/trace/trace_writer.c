@@ -31,8 +31,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "vmm/error.h"
-#include "vmm/version.h"
+#include "vmm/util/error.h"
+#include "vmm/util/version.h"
 
 /*
  * END's exit reason is cut to END_REASON_MAX once a write has failed;

@@ -9,13 +9,13 @@
 #include "arch/x86/fentry_check.h"
 #include "arch/x86/msr.h"
 #include "arch/x86/page_walk.h"
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/kvm/kvm_traits.h"
 #include "vmm/trace/progress.h"
 
 static void stop_run(struct tracer *t)
 {
-	vm_request_stop(&t->m->vm, VM_STOP_TRACE_DONE, 0);
+	vm_request_stop(&t->m->vm, RUN_END_TRACE_DONE);
 }
 
 /* The return address the traced call pushed: at a site the function has
@@ -87,7 +87,7 @@ static bool on_int3(void *ctx, struct vcpu *vcpu, struct kvm_regs *regs,
 	if (!site && t->graph.enabled && graph_on_return(&t->graph, vcpu, regs, sregs, &pg)) {
 		vcpu->charge = &t->bp_charge;
 		if (vcpu_set_regs(vcpu, regs) < 0)
-			vm_request_stop(&t->m->vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
+			vm_request_stop(&t->m->vm, RUN_END_VMM_ERROR);
 		return true;
 	}
 	if (!site || site->kind != PATCH_INT3)
@@ -96,7 +96,7 @@ static bool on_int3(void *ctx, struct vcpu *vcpu, struct kvm_regs *regs,
 	vcpu->charge = &t->bp_charge;
 	regs->rip += X86_SITE_LEN;
 	if (vcpu_set_regs(vcpu, regs) < 0)
-		vm_request_stop(&t->m->vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
+		vm_request_stop(&t->m->vm, RUN_END_VMM_ERROR);
 	return true;
 }
 
@@ -508,7 +508,7 @@ int tracer_finish(struct tracer *t)
 	dropped = t->rec.buf.dropped + t->handoff.guest_lost + t->kring.overwritten +
 		  t->kring.not_written;
 	snprintf(reason, sizeof(reason), "%s",
-		 t->fr.end[0] ? t->fr.end : vm_stop_reason_name(vm_stop_reason(&t->m->vm)));
+		 t->fr.end[0] ? t->fr.end : run_end_name(vm_stop_reason(&t->m->vm)));
 	/* What the tracer's exits cost the guest, for durations without it. */
 	if (vcpu_guest_tsc_is_free(&t->m->vcpu)) {
 		const struct exit_cost *c = &t->cost;

@@ -22,7 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "vmm/machine.h"
+#include "vmm/machine/machine.h"
 #include "vmm/sites/filter.h"
 #include "vmm/sites/sites.h"
 #include "vmm/trace/exit_cost.h"

@@ -8,9 +8,9 @@
 #include "arch/x86/cpu_model.h"
 #include "arch/x86/msr.h"
 #include "arch/x86/page_walk.h"
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/kvm/kvm_traits.h"
-#include "vmm/machine.h"
+#include "vmm/machine/machine.h"
 
 int trace_mode_parse(const char *text, enum trace_mode *mode)
 {

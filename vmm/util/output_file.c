@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 
 int output_refuse_inputs(const char *option, const char *output, const char *const *inputs,
 			 size_t nr_inputs)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/report/tracedat/tracedat_spill.h"
 
 /* trace-cmd's option ids (enum tracecmd_file_options). */

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 
 void tracedat_out_init(struct tracedat_out *o, FILE *f)
 {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/report/tracedat/tracedat_formats.h"
 #include "vmm/report/tracedat/tracedat_out.h"
 

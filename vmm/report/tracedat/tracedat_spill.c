@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/report/tracedat/tracedat_formats.h"
 
 struct spill_run {

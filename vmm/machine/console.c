@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "vmm/console.h"
+#include "vmm/machine/console.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -8,13 +8,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 
 #define ESCAPE_KEY 0x01 /* Ctrl-A */
 
 static void quit(struct console *con)
 {
-	vm_request_stop(con->vm, VM_STOP_CONSOLE_QUIT, 0);
+	vm_request_stop(con->vm, RUN_END_CONSOLE_QUIT);
 	pthread_kill(con->vcpu_thread, con->kick_signal);
 }
 
@@ -23,7 +23,7 @@ static void deliver(struct console *con, const uint8_t *buf, unsigned len)
 {
 	const struct timespec pause = { .tv_nsec = 1000000 };
 
-	while (len && vm_stop_reason(con->vm) == VM_STOP_NONE) {
+	while (len && vm_stop_reason(con->vm) == RUN_END_NONE) {
 		unsigned n = serial8250_receive(con->uart, buf, len);
 
 		buf += n;

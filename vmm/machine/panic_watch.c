@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-#include "vmm/panic_watch.h"
+#include "vmm/machine/panic_watch.h"
 
 #include "arch/x86/page_walk.h"
-#include "vmm/machine.h"
+#include "vmm/machine/machine.h"
 
 static void on_flush_call(void *ctx, struct vcpu *vcpu, unsigned slot);
 static void on_flush_return(void *ctx, struct vcpu *vcpu, unsigned slot);
@@ -13,7 +13,7 @@ static void on_return_from_elsewhere(void *ctx, struct vcpu *vcpu, unsigned slot
 static void arm(struct machine *m, unsigned slot, uint64_t addr, guest_debug_hw_fn fn)
 {
 	if (guest_debug_set_hw(&m->vcpu, slot, addr, fn, m))
-		vm_request_stop(&m->vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
+		vm_request_stop(&m->vm, RUN_END_VMM_ERROR);
 }
 
 /* The return address at a function's first instruction; 0 if unreadable. */
@@ -44,7 +44,7 @@ static void output_done(struct machine *m)
 {
 	arm(m, MACHINE_HW_BP_PANIC, 0, NULL);
 	arm(m, MACHINE_HW_BP_PANIC_END, 0, NULL);
-	vm_request_stop(&m->vm, VM_STOP_GUEST_PANIC, EXIT_STATUS_GUEST_PANIC);
+	vm_request_stop(&m->vm, RUN_END_GUEST_PANIC);
 }
 
 static void on_panic(void *ctx, struct vcpu *vcpu, unsigned slot)

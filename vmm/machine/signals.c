@@ -8,14 +8,14 @@
  * disk. SIGSEGV and the other faults are the VMM's own bugs and are left
  * alone.
  */
-#include "vmm/machine_signals.h"
+#include "vmm/machine/signals.h"
 
 #include <signal.h>
 #include <stdbool.h>
 #include <sys/time.h>
 #include <time.h>
 
-#include "vmm/machine.h"
+#include "vmm/machine/machine.h"
 
 static const int ending_signals[] = { SIGHUP,  SIGINT,	  SIGQUIT, SIGTERM, SIGALRM,
 				      SIGPIPE, SIGUSR2,	  SIGXCPU, SIGVTALRM, SIGPROF,
@@ -65,9 +65,9 @@ static void on_stop_signal(int sig, siginfo_t *info, void *ucontext)
 		return;
 	}
 	if (timeout)
-		vm_request_stop(&m->vm, VM_STOP_TIMEOUT, EXIT_STATUS_TIMEOUT);
+		vm_request_stop(&m->vm, RUN_END_TIMEOUT);
 	else
-		vm_request_stop_detail(&m->vm, VM_STOP_SIGNAL, EXIT_STATUS_SIGNAL_BASE + sig,
+		vm_request_stop_detail(&m->vm, RUN_END_SIGNAL, sig,
 				       machine_signal_describe(sig));
 	/* The ending signals come to the boot processor's thread (the
 	 * others block them); it stops the rest when its run ends. */
@@ -125,7 +125,7 @@ void machine_signals_install(struct machine *m, double timeout_s)
 		int sig = pending_signal;
 
 		pending_signal = 0;
-		vm_request_stop_detail(&m->vm, VM_STOP_SIGNAL, EXIT_STATUS_SIGNAL_BASE + sig,
+		vm_request_stop_detail(&m->vm, RUN_END_SIGNAL, sig,
 				       machine_signal_describe(sig));
 	}
 	if (timeout_s > 0) {

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The machine's signals while it runs (vmm/machine_signals.c): the ending
+ * The machine's signals while it runs (vmm/machine/signals.c): the ending
  * signals and --timeout stop the run, the kick signal takes a vCPU's
  * thread out of KVM_RUN. What commands call (machine_signals_catch(),
  * machine_signals_release(), machine_signal_describe()) is in
- * vmm/machine.h; this is machine_run()'s part.
+ * vmm/machine/machine.h; this is machine_run()'s part.
  */
 #ifndef VMM_MACHINE_SIGNALS_H
 #define VMM_MACHINE_SIGNALS_H

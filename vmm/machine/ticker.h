@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The periodic work thread behind machine_every() (vmm/machine.h), for
+ * The periodic work thread behind machine_every() (vmm/machine/machine.h), for
  * the machine's own use: stopping it when a run ends or the machine goes.
  */
 #ifndef VMM_MACHINE_TICKER_H

@@ -4,14 +4,14 @@
  * (the tracer's reads of the guest's rings), kicking it out of KVM_RUN so
  * the work runs in the vCPU's own thread with the guest stopped.
  */
-#include "vmm/machine_ticker.h"
+#include "vmm/machine/ticker.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <time.h>
 
-#include "vmm/error.h"
-#include "vmm/machine.h"
+#include "vmm/util/error.h"
+#include "vmm/machine/machine.h"
 
 static void *ticker_main(void *arg)
 {

@@ -4,10 +4,10 @@
  * vCPU, the devices, the loaded kernel and its symbols. Commands create
  * one from their options, may attach a tracer, run it, and destroy it.
  * Its parts with a job of their own: the application processors' threads
- * (machine_aps.c), the signals and --timeout (machine_signals.c), the
- * periodic work thread (machine_ticker.c).
+ * (aps.c), the signals and --timeout (signals.c), the
+ * periodic work thread (ticker.c).
  */
-#include "vmm/machine.h"
+#include "vmm/machine/machine.h"
 
 #include <malloc.h>
 #include <stdio.h>
@@ -21,12 +21,12 @@
 #include "vmm/boot/boot.h"
 #include "vmm/boot/cmdline.h"
 #include "vmm/boot/acpi.h"
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/kvm/run_loop.h"
 #include "vmm/loader/initrd.h"
-#include "vmm/machine_aps.h"
-#include "vmm/machine_signals.h"
-#include "vmm/machine_ticker.h"
+#include "vmm/machine/aps.h"
+#include "vmm/machine/signals.h"
+#include "vmm/machine/ticker.h"
 
 static void com1_irq(void *ctx, int level)
 {
@@ -192,7 +192,7 @@ static void report_panic(struct machine *m)
 
 	if (m->panic.message[0])
 		snprintf(msg, sizeof(msg), ": \"%s\"", m->panic.message);
-	if (vm_stop_reason(&m->vm) == VM_STOP_GUEST_PANIC)
+	if (vm_stop_reason(&m->vm) == RUN_END_GUEST_PANIC)
 		et_warn("the guest kernel panicked%s; the run ends after its panic output "
 			"(--on-panic exit)", msg);
 	else
@@ -202,7 +202,7 @@ static void report_panic(struct machine *m)
 
 static int exit_status_for(struct machine *m, double timeout_s)
 {
-	enum vm_stop_reason reason = vm_stop_reason(&m->vm);
+	enum run_end reason = vm_stop_reason(&m->vm);
 	int status = vm_stop_status(&m->vm);
 	char how[192];
 
@@ -214,19 +214,19 @@ static int exit_status_for(struct machine *m, double timeout_s)
 	}
 
 	switch (reason) {
-	case VM_STOP_TIMEOUT:
+	case RUN_END_TIMEOUT:
 		et_warn("guest still running after %g s (--timeout)",
 			timeout_s);
 		break;
-	case VM_STOP_SIGNAL:
-		et_warn("stopped by signal %d (%s)", status - EXIT_STATUS_SIGNAL_BASE,
-			machine_signal_describe(status - EXIT_STATUS_SIGNAL_BASE));
+	case RUN_END_SIGNAL:
+		et_warn("stopped by signal %d (%s)", vm_stop_value(&m->vm),
+			machine_signal_describe(vm_stop_value(&m->vm)));
 		break;
-	case VM_STOP_HALTED:
+	case RUN_END_HALTED:
 		et_warn("guest halted with nothing to wake it");
 		break;
-	case VM_STOP_RESET:
-	case VM_STOP_POWER_OFF:
+	case RUN_END_RESET:
+	case RUN_END_POWER_OFF:
 		et_warn("%s", vm_stop_describe(&m->vm, how, sizeof(how)));
 		break;
 	default:
@@ -295,14 +295,14 @@ int machine_run(struct machine *m)
 		console_stop(&m->console);
 		/* The reset vector's code resets through the reset control
 		 * register: name the path the kernel took. */
-		if (vm_stop_reason(&m->vm) == VM_STOP_RESET && reset_vector_is_running(&m->vcpu))
+		if (vm_stop_reason(&m->vm) == RUN_END_RESET && reset_vector_is_running(&m->vcpu))
 			vm_set_stop_detail(&m->vm, "BIOS reset vector");
 		if (ok)
 			status = exit_status_for(m, m->opts->timeout_s);
 		else
 			et_print_error();
 	} else {
-		vm_request_stop(&m->vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
+		vm_request_stop(&m->vm, RUN_END_VMM_ERROR);
 		machine_stop_aps(m);
 		console_stop(&m->console);
 		et_print_error();

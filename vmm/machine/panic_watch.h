@@ -3,7 +3,7 @@
  * What a guest kernel panic does to the run: the machine's panic policy.
  *
  * A hardware breakpoint on panic() sees the kernel enter it: the message
- * is read there (vmm/panic_message.h), the tracer is told (its flight
+ * is read there (vmm/machine/panic_message.h), the tracer is told (its flight
  * recorder reports), and the run's exit status is 3 however it ends.
  *
  * With --on-panic exit (the default) the run then ends as soon as the
@@ -17,7 +17,7 @@
  *     loops: panic=N, or panic=0 after "---[ end Kernel panic"). Calls of
  *     them from elsewhere (a console driver waiting for its UART) are let
  *     through, with a breakpoint on their return. The run ends there
- *     (VM_STOP_GUEST_PANIC).
+ *     (RUN_END_GUEST_PANIC).
  * A kernel whose symbols lack console_flush_on_panic ends the run at
  * whatever follows its panic (a reset, a crash, --timeout); one that has
  * it but neither emergency_restart nor __const_udelay ends it at step 1.
@@ -30,7 +30,7 @@
 #include <stdint.h>
 
 #include "vmm/kvm/guest_debug.h"
-#include "vmm/panic_message.h"
+#include "vmm/machine/panic_message.h"
 
 #ifdef __cplusplus
 extern "C" {

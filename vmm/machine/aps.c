@@ -4,16 +4,16 @@
  * thread of its own beside the boot processor's (machine_run()'s), all
  * stopped together; and kicking any vCPU out of KVM_RUN from any thread.
  */
-#include "vmm/machine_aps.h"
+#include "vmm/machine/aps.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 #include "vmm/kvm/run_loop.h"
-#include "vmm/machine.h"
-#include "vmm/machine_signals.h"
+#include "vmm/machine/machine.h"
+#include "vmm/machine/signals.h"
 
 /* vCPUs 1..N-1, waiting for INIT and SIPI (KVM's reset state for a vCPU
  * other than 0 beside an in-kernel local APIC). More than the host has

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "vmm/panic_message.h"
+#include "vmm/machine/panic_message.h"
 
 #include <ctype.h>
 #include <inttypes.h>

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-#include "vmm/nmi_at.h"
+#include "vmm/machine/nmi_at.h"
 
 #include <stdio.h>
 
-#include "vmm/error.h"
-#include "vmm/machine.h"
+#include "vmm/util/error.h"
+#include "vmm/machine/machine.h"
 
 static void on_nmi_symbol(void *ctx, struct vcpu *vcpu, unsigned slot)
 {
@@ -15,7 +15,7 @@ static void on_nmi_symbol(void *ctx, struct vcpu *vcpu, unsigned slot)
 	 * a panic (which the NMI may well cause). */
 	if (guest_debug_set_hw(vcpu, slot, 0, NULL, NULL) || vcpu_inject_nmi(vcpu)) {
 		et_error("--nmi-at %s: KVM could not deliver the NMI", m->nmi.symbol);
-		vm_request_stop(&m->vm, VM_STOP_VMM_ERROR, EXIT_STATUS_ERROR);
+		vm_request_stop(&m->vm, RUN_END_VMM_ERROR);
 		return;
 	}
 	m->nmi.sent = true;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "vmm/error.h"
+#include "vmm/util/error.h"
 
 #include <errno.h>
 #include <stdarg.h>

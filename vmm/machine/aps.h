@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The application processors' vCPUs and threads (vmm/machine_aps.c), for
+ * The application processors' vCPUs and threads (vmm/machine/aps.c), for
  * machine_create() and machine_run(); machine_kick() and
- * machine_kick_vcpu() are in vmm/machine.h.
+ * machine_kick_vcpu() are in vmm/machine/machine.h.
  */
 #ifndef VMM_MACHINE_APS_H
 #define VMM_MACHINE_APS_H
 
-#include "vmm/cmd/cli.h"
+#include "vmm/run/options.h"
 
 struct machine;
 
