@@ -32,11 +32,11 @@
 #include <unistd.h>
 
 #include "arch/x86/page_walk.h"
-#include "vmm/kvm/guest_mem.h"
+#include "vmm/mem/guest_mem.h"
 #include "vmm/kvm/vcpu.h"
 #include "vmm/trace/host_buffer.h"
 #include "vmm/trace/site_patch.h"
-#include "vmm/trace/trace_file.h"
+#include "vmm/tracefile/trace_file.h"
 
 #define MSR_IA32_TSC 0x10
 #define PTE_P 1ull
@@ -74,7 +74,7 @@ int main(int argc, char **argv)
 	struct host_buffer buf;
 	struct trace_writer *w;
 	struct trace_meta meta = { .kernel_path = "bench", .symbol_source = "none", .mode = "breakpoint" };
-	struct x86_paging pg = { .cr0 = 0x80050033, .cr3 = 0x1000, .cr4 = 0x20, .efer = 0x500 };
+	struct arch_paging pg = { .cr0 = 0x80050033, .cr3 = 0x1000, .cr4 = 0x20, .efer = 0x500 };
 	char path[] = "/tmp/earlytrace-host-costs-XXXXXX";
 	struct kvm_regs regs;
 	struct kvm_sregs sregs;
@@ -146,8 +146,8 @@ int main(int argc, char **argv)
 	for (long i = 0; i < iters; i++) {
 		uint64_t pa, v;
 
-		x86_translate(&gm, &pg, 0xffffffff81000000ull + (uint64_t)(i % nr_sites) * 64, &pa, NULL);
-		x86_read_virt(&gm, &pg, 0xffffffff80800000ull - 8 * (i % 64), &v, 8);
+		arch_translate(&gm, &pg, 0xffffffff81000000ull + (uint64_t)(i % nr_sites) * 64, &pa, NULL);
+		arch_read_virt(&gm, &pg, 0xffffffff80800000ull - 8 * (i % 64), &v, 8);
 		sink += pa + v;
 	}
 	t_walk = (now_ns() - t) / iters;

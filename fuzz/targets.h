@@ -54,7 +54,7 @@ int fuzz_hypercall(const uint8_t *data, size_t size);
  * the batch header and records, drains, and the final stop. */
 int fuzz_tramp_drain(const uint8_t *data, size_t size);
 
-/* x86_translate() and x86_read_virt() over page tables that are the input
+/* arch_translate() and arch_read_virt() over page tables that are the input
  * bytes tiled over guest RAM (loops, out-of-RAM pointers, every mode). */
 int fuzz_page_walk(const uint8_t *data, size_t size);
 

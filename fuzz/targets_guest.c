@@ -14,7 +14,7 @@
 #include "fuzz/targets_helpers.h"
 #include "trampolines/placement.h"
 #include "trampolines/region.h"
-#include "vmm/kvm/guest_mem.h"
+#include "vmm/mem/guest_mem.h"
 #include "vmm/kvm/iobus.h"
 #include "vmm/trace/handoff.h"
 #include "vmm/trace/tracer.h"

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "vmm/kvm/guest_mem.h"
+#include "vmm/mem/guest_mem.h"
 
 /* Guest RAM of the targets that load or walk guest memory. */
 #define FUZZ_RAM_HIGH_GPA 0x100000000ull /* high RAM starts at 4 GiB */

@@ -10,7 +10,7 @@
 #include "fuzz/targets_helpers.h"
 #include "trampolines/region.h"
 #include "vmm/boot/boot.h"
-#include "vmm/kvm/guest_mem.h"
+#include "vmm/mem/guest_mem.h"
 #include "vmm/loader/bzimage.h"
 #include "vmm/loader/decompress.h"
 #include "vmm/loader/kernel_image.h"

@@ -33,7 +33,7 @@ int fuzz_page_walk(const uint8_t *data, size_t size)
 	static uint8_t buf[FUZZ_WALK_READ_MAX];
 	struct input in = { data, size };
 	struct fuzz_ram ram;
-	struct x86_paging pg = { 0 };
+	struct arch_paging pg = { 0 };
 	uint8_t mode = in_u8(&in);
 	uint64_t va, pa, end;
 	size_t len, body_len;
@@ -56,15 +56,15 @@ int fuzz_page_walk(const uint8_t *data, size_t size)
 	tile(ram.low, FUZZ_WALK_RAM_LOW, body, body_len);
 	tile(ram.high, FUZZ_VMM_RAM_HIGH, body, body_len);
 
-	ret = x86_translate(&ram.gm, &pg, va, &pa, &end);
+	ret = arch_translate(&ram.gm, &pg, va, &pa, &end);
 	if (ret == 0) {
-		x86_translate(&ram.gm, &pg, end, &pa, NULL); /* the next page */
-		x86_translate(&ram.gm, &pg, end - 1, &pa, NULL);
+		arch_translate(&ram.gm, &pg, end, &pa, NULL); /* the next page */
+		arch_translate(&ram.gm, &pg, end - 1, &pa, NULL);
 	}
-	x86_read_virt(&ram.gm, &pg, va, buf, len);
+	arch_read_virt(&ram.gm, &pg, va, buf, len);
 	/* Straddling the end of the page, and of the address space. */
-	x86_read_virt(&ram.gm, &pg, (va | 0xfff) - 3, buf, 8);
-	x86_read_virt(&ram.gm, &pg, UINT64_MAX - 3, buf, 8);
+	arch_read_virt(&ram.gm, &pg, (va | 0xfff) - 3, buf, 8);
+	arch_read_virt(&ram.gm, &pg, UINT64_MAX - 3, buf, 8);
 	return ret;
 }
 
@@ -75,9 +75,9 @@ int fuzz_page_walk(const uint8_t *data, size_t size)
 
 static int panic_read(void *ctx, uint64_t va, void *buf, size_t len)
 {
-	const struct x86_paging paging_off = { 0 };
+	const struct arch_paging paging_off = { 0 };
 
-	return x86_read_virt(ctx, &paging_off, va, buf, len);
+	return arch_read_virt(ctx, &paging_off, va, buf, len);
 }
 
 int fuzz_panic_message(const uint8_t *data, size_t size)

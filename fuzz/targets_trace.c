@@ -17,7 +17,7 @@
 #include "vmm/check/expect.h"
 #include "vmm/report/report.h"
 #include "vmm/symbols/symbols.h"
-#include "vmm/trace/trace_file.h"
+#include "vmm/tracefile/trace_file.h"
 
 /* ---- trace files ------------------------------------------------------ */
 

@@ -32,7 +32,7 @@
 #include "vmm/report/tracedat/tracedat_clock.h"
 #include "vmm/report/tracedat/tracedat_pages.h"
 #include "vmm/trace/event.h"
-#include "vmm/trace/trace_file.h"
+#include "vmm/tracefile/trace_file.h"
 
 struct readback {
 	uint32_t nr_cpus;

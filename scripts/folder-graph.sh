@@ -2,28 +2,35 @@
 # Prints the include graph of the host program's folders (vmm/, arch/,
 # trampolines/): one line per edge, "from -> to  N" with N the number of
 # #include lines behind it, then every set of folders that include each
-# other in a circle. Exits 1 when there is such a circle, so a test can
-# hold the layering (docs/architecture.md, "Layers").
+# other in a circle, and every ioctl() call outside vmm/kvm/ (the one
+# folder that talks to KVM). Exits 1 when there is either, so a test
+# holds the layering (docs/architecture.md, "Layers").
 #
-#   scripts/folder-graph.sh          the edges, then the circles
-#   scripts/folder-graph.sh --dot    the edges as a Graphviz digraph
+#   scripts/folder-graph.sh [--root DIR]        the edges, then the checks
+#   scripts/folder-graph.sh [--root DIR] --dot  the edges as a Graphviz digraph
+#
+# --root: the tree to read (the checkout this script is in by default).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 format=text
-case "${1:-}" in
-"") ;;
---dot) format=dot ;;
-*) echo "folder-graph: unknown option $1 (--dot)" >&2; exit 2 ;;
-esac
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--dot) format=dot ;;
+	--root) cd "${2:?--root needs a folder}"; shift ;;
+	*) echo "folder-graph: unknown option $1 (--root DIR, --dot)" >&2; exit 2 ;;
+	esac
+	shift
+done
 
 # "from-folder to-folder" for each quoted include of a header in the tree.
 edges() {
-	find vmm arch trampolines -name '*.[ch]' -print0 | sort -z |
+	find vmm arch trampolines -name '*.[ch]' -print0 2>/dev/null | sort -z |
 		xargs -0 grep -H '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' |
 		sed -n 's|^\(.*\)/[^/]*:[[:space:]]*#[[:space:]]*include[[:space:]]*"\(.*\)/[^/]*".*|\1 \2|p'
 }
 
+status=0
 edges | awk -v format="$format" '
 	# Only folders of the tree count: an include of "earlytrace/..." names
 	# the guest library'"'"'s shared headers, not a host folder.
@@ -66,4 +73,16 @@ edges | awk -v format="$format" '
 		}
 		if (circles == 0) print "no circles"
 		exit circles > 0
-	}'
+	}' || status=1
+[ "$format" = dot ] && exit 0
+
+# KVM is reached from vmm/kvm/ only: everyone else uses its functions.
+outside=$(find vmm arch trampolines -name '*.[ch]' ! -path 'vmm/kvm/*' -print0 2>/dev/null | sort -z |
+	xargs -0 grep -n '\bioctl *(' || true)
+if [ -n "$outside" ]; then
+	echo "$outside" | sed 's/^/ioctl outside vmm\/kvm: /'
+	status=1
+else
+	echo "no ioctl outside vmm/kvm"
+fi
+exit $status

@@ -25,7 +25,7 @@
 #include "vmm/util/error.h"
 #include "vmm/kvm/kvm_device.h"
 #include "vmm/loader/bzimage.h"
-#include "vmm/trace/trace_file.h"
+#include "vmm/tracefile/trace_file.h"
 
 namespace {
 

@@ -85,7 +85,7 @@ int kth_has_1g_pages(struct kth *k)
 	return has_feature(k, 0x80000001, CPUID_EDX, 26);
 }
 
-int kth_set_paging(struct kth *k, const struct x86_paging *pg, struct x86_paging *actual)
+int kth_set_paging(struct kth *k, const struct arch_paging *pg, struct arch_paging *actual)
 {
 	struct kvm_sregs s;
 	int long_mode = (pg->efer & X86_EFER_LMA) != 0;
@@ -113,7 +113,7 @@ int kth_set_paging(struct kth *k, const struct x86_paging *pg, struct x86_paging
 				      (unsigned long long)pg->efer);
 	if (ioctl(k->vcpu.fd, KVM_GET_SREGS, &s) < 0)
 		return et_error_errno("KVM_GET_SREGS failed");
-	*actual = x86_paging_from_sregs(&s);
+	*actual = arch_paging_of(&s);
 	return 0;
 }
 

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "arch/x86/page_walk.h"
-#include "vmm/kvm/guest_mem.h"
+#include "vmm/mem/guest_mem.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,7 +40,7 @@ int kth_has_rdtscp(struct kth *k);
  * holds, which the walker must be given). 0, or -1 with an error when KVM
  * refused the state.
  */
-int kth_set_paging(struct kth *k, const struct x86_paging *pg, struct x86_paging *actual);
+int kth_set_paging(struct kth *k, const struct arch_paging *pg, struct arch_paging *actual);
 
 /* KVM_TRANSLATE: 0 with *valid and *pa set, or -1 with an error if the
  * ioctl itself failed. */

@@ -32,7 +32,7 @@
 #include "earlytrace/abi.h"
 #include "trampolines/region.h"
 #include "trampolines/templates.h"
-#include "vmm/kvm/guest_mem.h"
+#include "vmm/mem/guest_mem.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -11,6 +11,7 @@
 #ifndef TRAMPOLINES_TEMPLATES_H
 #define TRAMPOLINES_TEMPLATES_H
 
+#include <linux/kvm.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,6 +45,18 @@ struct tramp_template {
 
 /* The template for an ELF class (64 or 32), or NULL. */
 const struct tramp_template *tramp_template_for(unsigned elf_class);
+
+/* The call a trampoline hands over in registers when its batch is full
+ * (ET_TB_DRAIN_RECORD, the FULL macro of x86_64.S and i386.S): the TSC in
+ * ebx:ecx, the return address (the site plus its length) in rsi, the
+ * parent's in rdi. */
+static inline void tramp_full_call_from_regs(const struct kvm_regs *r, uint64_t *tsc,
+					     uint64_t *ret, uint64_t *parent)
+{
+	*tsc = (r->rbx & 0xffffffffu) << 32 | (r->rcx & 0xffffffffu);
+	*ret = r->rsi;
+	*parent = r->rdi;
+}
 
 #ifdef __cplusplus
 }

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "arch/x86/cpu_mode.h"
-#include "vmm/kvm/guest_mem.h"
+#include "vmm/mem/guest_mem.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "vmm/kvm/guest_mem.h"
+#include "vmm/mem/guest_mem.h"
 
 #ifdef __cplusplus
 extern "C" {

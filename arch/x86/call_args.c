@@ -6,12 +6,12 @@
 
 #define SYSV_REG_ARGS 6
 
-unsigned x86_call_args(const struct guest_mem *gm, const struct kvm_regs *r,
+unsigned arch_call_args(const struct guest_mem *gm, const struct kvm_regs *r,
 		       const struct kvm_sregs *s, uint64_t *args, unsigned n,
 		       unsigned *word_bytes)
 {
 	const uint64_t regs[SYSV_REG_ARGS] = { r->rdi, r->rsi, r->rdx, r->rcx, r->r8, r->r9 };
-	struct x86_paging pg = x86_paging_from_sregs(s);
+	struct arch_paging pg = arch_paging_of(s);
 	unsigned word = x86_word_bytes(s), got = 0, in_regs = word == 8 ? SYSV_REG_ARGS : 0;
 	uint64_t sp = x86_stack_pointer(s, r);
 
@@ -24,7 +24,7 @@ unsigned x86_call_args(const struct guest_mem *gm, const struct kvm_regs *r,
 
 		if (!x86_is_64bit_code(s))
 			va = (uint32_t)va;
-		if (x86_read_virt(gm, &pg, va, &value, word))
+		if (arch_read_virt(gm, &pg, va, &value, word))
 			break;
 		args[got] = value;
 	}

@@ -13,7 +13,7 @@
 #include <linux/kvm.h>
 #include <stdint.h>
 
-#include "vmm/kvm/guest_mem.h"
+#include "vmm/mem/guest_mem.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -22,7 +22,7 @@ extern "C" {
 /* Stores up to n argument words (8 bytes in 64-bit code, 4 otherwise,
  * zero-extended) in args; returns how many could be read (stack words
  * whose page is not mapped end the list). *word_bytes gets the size. */
-unsigned x86_call_args(const struct guest_mem *gm, const struct kvm_regs *r,
+unsigned arch_call_args(const struct guest_mem *gm, const struct kvm_regs *r,
 		       const struct kvm_sregs *s, uint64_t *args, unsigned n,
 		       unsigned *word_bytes);
 

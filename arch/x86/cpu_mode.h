@@ -28,6 +28,7 @@ extern "C" {
 #define X86_EFER_LMA (1ull << 10) /* long mode active */
 #define X86_EFER_NXE (1ull << 11)
 #define X86_RFLAGS_RESERVED (1ull << 1) /* always 1 */
+#define X86_RFLAGS_IF (1ull << 9)	/* interrupts enabled */
 /* DR7: global enable of debug register `slot`; RW = LEN = 0 is an
  * execution breakpoint. */
 #define X86_DR7_GLOBAL(slot) (1ull << (2 * (slot) + 1))

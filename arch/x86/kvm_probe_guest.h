@@ -17,7 +17,7 @@
 #include <linux/kvm.h>
 #include <stdint.h>
 
-#include "vmm/kvm/guest_mem.h"
+#include "vmm/mem/guest_mem.h"
 
 #ifdef __cplusplus
 extern "C" {

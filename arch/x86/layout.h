@@ -51,7 +51,7 @@
 /* The BIOS reset vector, F000:FFF0 in real mode, the last 16 bytes below
  * 1 MiB: where a kernel restarting through the BIOS jumps (Linux's
  * machine_real_restart: reboot=b, and its choice on a hardware-reduced
- * ACPI machine without EFI). arch/x86/reset_vector.c puts code there that
+ * ACPI machine without EFI). arch/x86/kvm/reset_vector.c puts code there that
  * resets the machine. Inside the BIOS area the memory map reserves. */
 #define LAYOUT_RESET_VECTOR 0xffff0
 #define LAYOUT_RESET_VECTOR_CS_BASE 0xf0000 /* segment 0xf000 */

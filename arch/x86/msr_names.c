@@ -31,7 +31,7 @@ static const struct {
 	{ 0xc0000103, "tsc_aux" },
 };
 
-const char *x86_msr_name(uint32_t index)
+const char *arch_msr_name(uint32_t index)
 {
 	for (size_t i = 0; i < sizeof(msrs) / sizeof(msrs[0]); i++)
 		if (msrs[i].index == index)
@@ -39,7 +39,7 @@ const char *x86_msr_name(uint32_t index)
 	return NULL;
 }
 
-int x86_msr_parse(const char *text, uint32_t *index)
+int arch_msr_parse(const char *text, uint32_t *index)
 {
 	unsigned long long v;
 	char *end;
@@ -59,7 +59,7 @@ int x86_msr_parse(const char *text, uint32_t *index)
 	return 0;
 }
 
-const char *x86_msr_names_list(void)
+const char *arch_msr_names_list(void)
 {
 	static char list[512];
 

@@ -13,13 +13,13 @@ extern "C" {
 #endif
 
 /* The name of MSR index, or NULL when it is not one we name. */
-const char *x86_msr_name(uint32_t index);
+const char *arch_msr_name(uint32_t index);
 
 /* A name from the table, or a number (0x hex or decimal). 0, or -1. */
-int x86_msr_parse(const char *text, uint32_t *index);
+int arch_msr_parse(const char *text, uint32_t *index);
 
 /* The names, comma-separated, for messages. */
-const char *x86_msr_names_list(void);
+const char *arch_msr_names_list(void);
 
 #ifdef __cplusplus
 }

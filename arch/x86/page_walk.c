@@ -24,9 +24,9 @@ static const struct level pae_levels[] = {
 	{ "PDPTE", 30, 2, 0 }, { "PDE", 21, 9, 1 }, { "PTE", 12, 9, 0 },
 };
 
-struct x86_paging x86_paging_from_sregs(const struct kvm_sregs *sregs)
+struct arch_paging arch_paging_of(const struct kvm_sregs *sregs)
 {
-	return (struct x86_paging){
+	return (struct arch_paging){
 		.cr0 = sregs->cr0, .cr3 = sregs->cr3, .cr4 = sregs->cr4, .efer = sregs->efer
 	};
 }
@@ -77,7 +77,7 @@ static int walk64(const struct guest_mem *gm, const struct level *lv, unsigned n
 }
 
 /* 32-bit paging: 4-byte entries, two levels, 4 MiB pages with CR4.PSE. */
-static int walk32(const struct guest_mem *gm, const struct x86_paging *pg, uint32_t va,
+static int walk32(const struct guest_mem *gm, const struct arch_paging *pg, uint32_t va,
 		  uint64_t *pa, uint64_t *size)
 {
 	uint64_t gpa = (pg->cr3 & 0xfffff000u) + (va >> 22) * 4, e = 0;
@@ -110,7 +110,7 @@ static int canonical(uint64_t va, unsigned va_bits)
 	return (uint64_t)sign_extended == va;
 }
 
-int x86_translate(const struct guest_mem *gm, const struct x86_paging *pg, uint64_t va,
+int arch_translate(const struct guest_mem *gm, const struct arch_paging *pg, uint64_t va,
 		  uint64_t *pa, uint64_t *page_end)
 {
 	uint64_t size = PAGE_4K, phys;
@@ -143,7 +143,7 @@ int x86_translate(const struct guest_mem *gm, const struct x86_paging *pg, uint6
 	return 0;
 }
 
-int x86_read_virt(const struct guest_mem *gm, const struct x86_paging *pg, uint64_t va,
+int arch_read_virt(const struct guest_mem *gm, const struct arch_paging *pg, uint64_t va,
 		  void *buf, size_t len)
 {
 	uint8_t *out = buf;
@@ -151,7 +151,7 @@ int x86_read_virt(const struct guest_mem *gm, const struct x86_paging *pg, uint6
 	while (len) {
 		uint64_t pa, end, chunk;
 
-		if (x86_translate(gm, pg, va, &pa, &end))
+		if (arch_translate(gm, pg, va, &pa, &end))
 			return -1;
 		chunk = end - va; /* modular: right even when end wrapped to 0 */
 		if (chunk > len)
@@ -165,11 +165,11 @@ int x86_read_virt(const struct guest_mem *gm, const struct x86_paging *pg, uint6
 	return 0;
 }
 
-int x86_read_stack_top(const struct guest_mem *gm, const struct kvm_regs *r,
+int arch_read_stack_top(const struct guest_mem *gm, const struct kvm_regs *r,
 		       const struct kvm_sregs *s, uint64_t *value)
 {
-	struct x86_paging pg = x86_paging_from_sregs(s);
+	struct arch_paging pg = arch_paging_of(s);
 
 	*value = 0;
-	return x86_read_virt(gm, &pg, x86_stack_pointer(s, r), value, x86_word_bytes(s));
+	return arch_read_virt(gm, &pg, x86_stack_pointer(s, r), value, x86_word_bytes(s));
 }

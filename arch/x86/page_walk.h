@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "arch/x86/cpu_mode.h"
-#include "vmm/kvm/guest_mem.h"
+#include "vmm/mem/guest_mem.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -35,11 +35,12 @@ extern "C" {
  * Masks NX, the protection key (62:59) and the ignored bits above 51. */
 #define X86_PW_ADDR_MASK 0x000ffffffffff000ull
 
-struct x86_paging {
+/* x86's paging context (arch/arch.h): what the walk needs of a vCPU. */
+struct arch_paging {
 	uint64_t cr0, cr3, cr4, efer;
 };
 
-struct x86_paging x86_paging_from_sregs(const struct kvm_sregs *sregs);
+struct arch_paging arch_paging_of(const struct kvm_sregs *sregs);
 
 /*
  * Translates linear address `va`. On success stores the guest-physical
@@ -49,18 +50,18 @@ struct x86_paging x86_paging_from_sregs(const struct kvm_sregs *sregs);
  * top of the 64-bit space. Outside long mode linear addresses are 32 bits:
  * va is truncated first. Returns 0, or -1 with et_last_error() saying why.
  */
-int x86_translate(const struct guest_mem *gm, const struct x86_paging *pg, uint64_t va,
+int arch_translate(const struct guest_mem *gm, const struct arch_paging *pg, uint64_t va,
 		  uint64_t *pa, uint64_t *page_end);
 
 /* Copies `len` bytes at linear address `va` into buf, translating each page
  * separately (virtually contiguous pages need not be physically so). */
-int x86_read_virt(const struct guest_mem *gm, const struct x86_paging *pg, uint64_t va,
+int arch_read_virt(const struct guest_mem *gm, const struct arch_paging *pg, uint64_t va,
 		  void *buf, size_t len);
 
 /* The word (4 or 8 bytes, as the code runs) at the top of the guest's
  * stack: the return address when rip is at a function's first
  * instruction. 0, or -1 when the stack is not mapped. */
-int x86_read_stack_top(const struct guest_mem *gm, const struct kvm_regs *r,
+int arch_read_stack_top(const struct guest_mem *gm, const struct kvm_regs *r,
 		       const struct kvm_sregs *s, uint64_t *value);
 
 #ifdef __cplusplus

@@ -13,7 +13,7 @@
 #include "tests/boot/vmm_process.h"
 #include "tests/fixtures.h"
 #include "tests/shim/earlytrace_shim.h"
-#include "vmm/trace/trace_file.h"
+#include "vmm/tracefile/trace_file.h"
 
 namespace {
 

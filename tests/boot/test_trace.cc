@@ -16,7 +16,7 @@
 #include "tests/shim/earlytrace_shim.h"
 #include "tests/fixtures.h"
 #include "vmm/symbols/symbols.h"
-#include "vmm/trace/trace_file.h"
+#include "vmm/tracefile/trace_file.h"
 #include "trampolines/region.h"
 
 namespace {

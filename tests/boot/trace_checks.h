@@ -17,7 +17,7 @@
 #include "tests/fixtures.h"
 #include "tests/shim/earlytrace_shim.h"
 #include "vmm/symbols/symtab.h"
-#include "vmm/trace/trace_file.h"
+#include "vmm/tracefile/trace_file.h"
 
 struct TraceFile {
 	std::string error;	    // trace_reader_open()'s, "" when it opened

@@ -121,16 +121,16 @@ TEST(ExitEvents, EncodingRoundTrips)
 TEST(ExitEvents, MsrNames)
 {
 	uint32_t i = 0;
-	EXPECT_EQ(x86_msr_parse("efer", &i), 0);
+	EXPECT_EQ(arch_msr_parse("efer", &i), 0);
 	EXPECT_EQ(i, 0xc0000080u);
-	EXPECT_EQ(x86_msr_parse("0x1a0", &i), 0);
+	EXPECT_EQ(arch_msr_parse("0x1a0", &i), 0);
 	EXPECT_EQ(i, 0x1a0u);
-	EXPECT_EQ(x86_msr_parse("372", &i), 0);
+	EXPECT_EQ(arch_msr_parse("372", &i), 0);
 	EXPECT_EQ(i, 372u);
-	EXPECT_EQ(x86_msr_parse("nonsense", &i), -1);
-	EXPECT_EQ(x86_msr_parse("0x100000000", &i), -1);
-	EXPECT_STREQ(x86_msr_name(0x277), "pat");
-	EXPECT_EQ(x86_msr_name(0x12345), nullptr);
+	EXPECT_EQ(arch_msr_parse("nonsense", &i), -1);
+	EXPECT_EQ(arch_msr_parse("0x100000000", &i), -1);
+	EXPECT_STREQ(arch_msr_name(0x277), "pat");
+	EXPECT_EQ(arch_msr_name(0x12345), nullptr);
 }
 
 TEST(ExitEvents, ReaderCountsKindsAndRuns)

@@ -66,9 +66,9 @@ public:
 	uint64_t root() const { return root_; }
 	unsigned entry_size() const { return mode_ == Mode::Bits32 ? 4 : 8; }
 
-	x86_paging paging() const
+	arch_paging paging() const
 	{
-		x86_paging pg = {};
+		arch_paging pg = {};
 		pg.cr0 = CR0_PE | CR0_ET;
 		if (mode_ == Mode::Off)
 			return pg;
@@ -176,22 +176,22 @@ protected:
 	void TearDown() override { guest_mem_free(&gm); }
 
 	// pa and page_end of a translation that must succeed.
-	void expect_maps(const x86_paging &pg, uint64_t va, uint64_t want_pa, uint64_t want_end)
+	void expect_maps(const arch_paging &pg, uint64_t va, uint64_t want_pa, uint64_t want_end)
 	{
 		uint64_t pa = ~0ull, end = ~0ull;
-		ASSERT_EQ(x86_translate(&gm, &pg, va, &pa, &end), 0)
+		ASSERT_EQ(arch_translate(&gm, &pg, va, &pa, &end), 0)
 			<< std::hex << "va 0x" << va << ": " << et_last_error();
 		EXPECT_EQ(pa, want_pa) << std::hex << "va 0x" << va;
 		EXPECT_EQ(end, want_end) << std::hex << "va 0x" << va;
 		// page_end is optional.
-		EXPECT_EQ(x86_translate(&gm, &pg, va, &pa, nullptr), 0);
+		EXPECT_EQ(arch_translate(&gm, &pg, va, &pa, nullptr), 0);
 	}
 	// A translation that must fail with an error containing `why`.
-	void expect_fails(const x86_paging &pg, uint64_t va, const std::string &why)
+	void expect_fails(const arch_paging &pg, uint64_t va, const std::string &why)
 	{
 		uint64_t pa = 0x5a5a;
 		et_clear_error();
-		EXPECT_EQ(x86_translate(&gm, &pg, va, &pa, nullptr), -1) << std::hex << "va 0x" << va;
+		EXPECT_EQ(arch_translate(&gm, &pg, va, &pa, nullptr), -1) << std::hex << "va 0x" << va;
 		EXPECT_EQ(pa, 0x5a5au) << "pa written on failure";
 		EXPECT_NE(std::string(et_last_error()).find(why), std::string::npos)
 			<< "error: " << et_last_error() << "\nwanted: " << why;
@@ -211,7 +211,7 @@ protected:
 TEST_F(PageWalk, PagingOffIsIdentityIn32Bits)
 {
 	PageTables t(&gm, Mode::Off);
-	x86_paging pg = t.paging();
+	arch_paging pg = t.paging();
 
 	expect_maps(pg, 0x12345, 0x12345, 0x13000);
 	expect_maps(pg, 0x0, 0x0, 0x1000);
@@ -223,7 +223,7 @@ TEST_F(PageWalk, PagingOffIsIdentityIn32Bits)
 	fill(0x3000, 0x11, 0x1000);
 	fill(0x4000, 0x22, 0x1000);
 	uint8_t buf[8];
-	ASSERT_EQ(x86_read_virt(&gm, &pg, 0x3ffc, buf, sizeof(buf)), 0) << et_last_error();
+	ASSERT_EQ(arch_read_virt(&gm, &pg, 0x3ffc, buf, sizeof(buf)), 0) << et_last_error();
 	EXPECT_EQ(std::vector<uint8_t>(buf, buf + 8),
 		  (std::vector<uint8_t>{ 0x11, 0x11, 0x11, 0x11, 0x22, 0x22, 0x22, 0x22 }));
 }
@@ -233,7 +233,7 @@ TEST_F(PageWalk, Bits32With4KAnd4MPages)
 	PageTables t(&gm, Mode::Bits32);
 	t.map(0xc0001000u, 0x200000, KiB4);
 	t.map(0x80000000u, 0x1400000, MiB4);
-	x86_paging pg = t.paging();
+	arch_paging pg = t.paging();
 
 	expect_maps(pg, 0xc0001234u, 0x200234, 0xc0002000u);
 	expect_maps(pg, 0xc0001fffu, 0x200fff, 0xc0002000u);
@@ -243,7 +243,7 @@ TEST_F(PageWalk, Bits32With4KAnd4MPages)
 
 	// Without CR4.PSE the PS bit means nothing: the PDE points at a page
 	// table (here the zeroed 4 MiB page's first page) whose PTE is empty.
-	x86_paging nopse = pg;
+	arch_paging nopse = pg;
 	nopse.cr4 = 0;
 	expect_fails(nopse, 0x80123456u, "PTE not present");
 	expect_maps(nopse, 0xc0001234u, 0x200234, 0xc0002000u);
@@ -254,7 +254,7 @@ TEST_F(PageWalk, Bits32Pse36HighAddressBits)
 	PageTables t(&gm, Mode::Bits32);
 	t.map(0x00400000u, 0x5c0400000ull, MiB4); // pa bits 39:32 = 0x5
 	t.map(0x00800000u, 0xff00000000ull, MiB4);
-	x86_paging pg = t.paging();
+	arch_paging pg = t.paging();
 
 	expect_maps(pg, 0x00412345u, 0x5c0412345ull, 0x00800000u);
 	expect_maps(pg, 0x00bfffffu, 0xff003fffffull, 0x00c00000u);
@@ -264,7 +264,7 @@ TEST_F(PageWalk, Bits32NotPresentAndOutsideRam)
 {
 	PageTables t(&gm, Mode::Bits32);
 	t.map(0xc0001000u, 0x200000, KiB4);
-	x86_paging pg = t.paging();
+	arch_paging pg = t.paging();
 
 	expect_fails(pg, 0xc0002000u, "PTE not present");
 	expect_fails(pg, 0x40000000u, "PDE not present");
@@ -272,7 +272,7 @@ TEST_F(PageWalk, Bits32NotPresentAndOutsideRam)
 	expect_fails(pg, 0xc0001000u, "va 0xc0001000: PDE not present");
 
 	// A page directory in the MMIO hole, a page table past the end of RAM.
-	x86_paging bad = pg;
+	arch_paging bad = pg;
 	bad.cr3 = 0xd0000000u;
 	expect_fails(bad, 0x1000, "PDE at 0xd0000000 is outside guest RAM");
 	t.put(t.entry_addr(0xc0001000u, 0), 0x08000000u | X86_PW_P);
@@ -286,7 +286,7 @@ TEST_F(PageWalk, PaeWith4KAnd2MPages)
 	t.map(0xc0001000u, 0x300000, KiB4, X86_PW_NX | PK_AND_IGNORED);
 	t.map(0x40200000u, 0x1600000, MiB2, X86_PW_NX | PK_AND_IGNORED);
 	t.map(0x00000000u, 0x3ffff000ull, KiB4); // a page of pa bits 29:12 all set
-	x86_paging pg = t.paging();
+	arch_paging pg = t.paging();
 
 	// NX and the bits above 51 are attributes, not address bits.
 	expect_maps(pg, 0xc0001abcu, 0x300abc, 0xc0002000u);
@@ -300,7 +300,7 @@ TEST_F(PageWalk, PaeNotPresentAtEachLevelAndOutsideRam)
 	PageTables t(&gm, Mode::Pae);
 	t.map(0xc0001000u, 0x300000, KiB4);
 	t.map(0xc0400000u, 0x400000, MiB2);
-	x86_paging pg = t.paging();
+	arch_paging pg = t.paging();
 
 	expect_fails(pg, 0x80000000u, "va 0x80000000: PDPTE not present");
 	expect_fails(pg, 0xc0200000u, "PDE not present");
@@ -312,7 +312,7 @@ TEST_F(PageWalk, PaeNotPresentAtEachLevelAndOutsideRam)
 	t.clear_present(0xc0001000u, 0);
 	expect_fails(pg, 0xc0001000u, "PDPTE not present");
 
-	x86_paging bad = pg;
+	arch_paging bad = pg;
 	bad.cr3 = 0xfffff000u; // above RAM, in the 32-bit hole
 	expect_fails(bad, 0x1000, "PDPTE at 0xfffff000 is outside guest RAM");
 	// A present PDPTE pointing past 4 GiB, where this guest has no RAM.
@@ -327,7 +327,7 @@ TEST_F(PageWalk, LongModeWith4K2MAnd1GPages)
 	t.map(0xffffffff80000000ull, 0x1000000, MiB2);
 	t.map(0x7f0040000000ull, 0x80000000ull, GiB1);
 	t.map(0xffff888000000000ull, 0, GiB1);
-	x86_paging pg = t.paging();
+	arch_paging pg = t.paging();
 
 	expect_maps(pg, 0x400123, 0x500123, 0x401000);
 	expect_maps(pg, 0xffffffff80123456ull, 0x1123456, 0xffffffff80200000ull);
@@ -337,7 +337,7 @@ TEST_F(PageWalk, LongModeWith4K2MAnd1GPages)
 	// Reading through the 1 GiB direct map sees guest RAM.
 	fill(0x2000, 0x7e, 16);
 	uint8_t buf[16];
-	ASSERT_EQ(x86_read_virt(&gm, &pg, 0xffff888000002000ull, buf, sizeof(buf)), 0);
+	ASSERT_EQ(arch_read_virt(&gm, &pg, 0xffff888000002000ull, buf, sizeof(buf)), 0);
 	EXPECT_EQ(buf[0], 0x7e);
 	EXPECT_EQ(buf[15], 0x7e);
 }
@@ -353,7 +353,7 @@ TEST_F(PageWalk, LongModeNxAndProtectionKeysDoNotLeakIntoAddresses)
 	// PAT bit of a large page (bit 12) is not an address bit.
 	t.map(0x1000, 0x000ffffffffff000ull, KiB4, attrs);
 	t.map(0xa00000, 0xc00000 | (1ull << 12), MiB2, attrs);
-	x86_paging pg = t.paging();
+	arch_paging pg = t.paging();
 
 	expect_maps(pg, 0x400001, 0x500001, 0x401000);
 	expect_maps(pg, 0x612345, 0x812345, 0x800000);
@@ -361,7 +361,7 @@ TEST_F(PageWalk, LongModeNxAndProtectionKeysDoNotLeakIntoAddresses)
 	expect_maps(pg, 0x1fff, 0x000fffffffffffffull, 0x2000);
 	expect_maps(pg, 0xa00010, 0xc00010, 0xc00000);
 	// CR3's top bit (PCID no-flush) and low PCID bits are not addresses.
-	x86_paging pcid = pg;
+	arch_paging pcid = pg;
 	pcid.cr3 |= (1ull << 63) | 0x5;
 	expect_maps(pcid, 0x400001, 0x500001, 0x401000);
 }
@@ -372,7 +372,7 @@ TEST_F(PageWalk, LongModeNotPresentAtEachLevel)
 	t.map(0x400000, 0x500000, KiB4);
 	t.map(0x40000000, 0x40000000, GiB1);
 	t.map(0x200000, 0x200000, MiB2);
-	x86_paging pg = t.paging();
+	arch_paging pg = t.paging();
 
 	expect_fails(pg, 0x8000000000ull, "va 0x8000000000: PML4E not present");
 	expect_fails(pg, 0x80000000ull, "PDPTE not present");
@@ -393,9 +393,9 @@ TEST_F(PageWalk, LongModeTablesOutsideRam)
 {
 	PageTables t(&gm, Mode::Long4);
 	t.map(0x400000, 0x500000, KiB4);
-	x86_paging pg = t.paging();
+	arch_paging pg = t.paging();
 
-	x86_paging bad = pg;
+	arch_paging bad = pg;
 	bad.cr3 = 0x4000000; // exactly the end of 64 MiB of RAM
 	expect_fails(bad, 0x400000, "PML4E at 0x4000000 is outside guest RAM");
 	// A page directory in the MMIO hole; a page table far above RAM.
@@ -410,7 +410,7 @@ TEST_F(PageWalk, LongModeNonCanonicalFails)
 	PageTables t(&gm, Mode::Long4);
 	t.map(0xffff800000000000ull, 0x200000, KiB4);
 	t.map(0x00007ffffffff000ull, 0x300000, KiB4);
-	x86_paging pg = t.paging();
+	arch_paging pg = t.paging();
 
 	expect_maps(pg, 0xffff800000000010ull, 0x200010, 0xffff800000001000ull);
 	expect_maps(pg, 0x00007fffffffffffull, 0x300fff, 0x0000800000000000ull);
@@ -421,7 +421,7 @@ TEST_F(PageWalk, LongModeNonCanonicalFails)
 
 	// Reading up to the last canonical byte of the low half stops there.
 	uint8_t buf[2];
-	EXPECT_EQ(x86_read_virt(&gm, &pg, 0x00007fffffffffffull, buf, 2), -1);
+	EXPECT_EQ(arch_read_virt(&gm, &pg, 0x00007fffffffffffull, buf, 2), -1);
 	EXPECT_NE(std::string(et_last_error()).find("not canonical"), std::string::npos);
 }
 
@@ -431,14 +431,14 @@ TEST_F(PageWalk, LongModePageEndWrapsAtTheTop)
 	t.map(0xfffffffffffff000ull, 0x200000, KiB4);
 	t.map(0xffffffffffe00000ull, 0x400000, KiB4);
 	t.map(0, 0x300000, KiB4);
-	x86_paging pg = t.paging();
+	arch_paging pg = t.paging();
 
 	expect_maps(pg, 0xfffffffffffffff8ull, 0x200ff8, 0);
 	// A read across the top of the address space continues at 0.
 	fill(0x200ff8, 0xaa, 8);
 	fill(0x300000, 0xbb, 8);
 	uint8_t buf[12];
-	ASSERT_EQ(x86_read_virt(&gm, &pg, 0xfffffffffffffffcull, buf, sizeof(buf)), 0)
+	ASSERT_EQ(arch_read_virt(&gm, &pg, 0xfffffffffffffffcull, buf, sizeof(buf)), 0)
 		<< et_last_error();
 	EXPECT_EQ(buf[3], 0xaa);
 	EXPECT_EQ(buf[4], 0xbb);
@@ -452,7 +452,7 @@ TEST_F(PageWalk, FiveLevelPaging)
 	t.map(va57, 0x600000, KiB4, X86_PW_NX);
 	t.map(high57, 0x800000, MiB2);
 	t.map(0x40000000, 0x40000000, GiB1);
-	x86_paging pg = t.paging();
+	arch_paging pg = t.paging();
 
 	expect_maps(pg, va57 + 0x42, 0x600042, va57 + 0x1000);
 	expect_maps(pg, high57 + 0x1234, 0x801234, high57 + MiB2);
@@ -463,7 +463,7 @@ TEST_F(PageWalk, FiveLevelPaging)
 	expect_fails(pg, va57, "PTE not present");
 
 	// The same tables under 4-level paging: va57 is not canonical there.
-	x86_paging four = pg;
+	arch_paging four = pg;
 	four.cr4 &= ~X86_CR4_LA57;
 	expect_fails(four, va57, "not canonical (48-bit");
 }
@@ -475,7 +475,7 @@ TEST_F(PageWalk, SelfReferencingTablesCannotLoop)
 	// Through it, va 0xfffffffffffff000 names the PML4 page; the walk has
 	// four reads whatever the tables say.
 	t.put(t.root() + 511 * 8, t.root() | X86_PW_P | RW);
-	x86_paging pg = t.paging();
+	arch_paging pg = t.paging();
 	expect_maps(pg, 0xfffffffffffff008ull, t.root() + 8, 0);
 	expect_fails(pg, 0xffffff8000000000ull, "PDPTE not present");
 
@@ -483,7 +483,7 @@ TEST_F(PageWalk, SelfReferencingTablesCannotLoop)
 	PageTables t32(&gm, Mode::Bits32, 0x800000);
 	for (unsigned i = 0; i < 1024; i++)
 		t32.put(t32.root() + i * 4, t32.root() | X86_PW_P);
-	x86_paging pg32 = t32.paging();
+	arch_paging pg32 = t32.paging();
 	expect_maps(pg32, 0xdeadbeefu, t32.root() + 0xeef, 0xdeadc000u);
 }
 
@@ -494,13 +494,13 @@ TEST_F(PageWalk, ReadVirtAcrossPages)
 	t.map(0x10000, 0x900000, KiB4);
 	t.map(0x11000, 0x700000, KiB4);
 	t.map(0x12000, 0x500000, KiB4);
-	x86_paging pg = t.paging();
+	arch_paging pg = t.paging();
 	fill(0x900000, 0x01, KiB4);
 	fill(0x700000, 0x02, KiB4);
 	fill(0x500000, 0x03, KiB4);
 
 	std::vector<uint8_t> buf(KiB4 + 8);
-	ASSERT_EQ(x86_read_virt(&gm, &pg, 0x10ffc, buf.data(), buf.size()), 0)
+	ASSERT_EQ(arch_read_virt(&gm, &pg, 0x10ffc, buf.data(), buf.size()), 0)
 		<< et_last_error();
 	EXPECT_EQ(buf[0], 0x01);
 	EXPECT_EQ(buf[3], 0x01);
@@ -510,18 +510,18 @@ TEST_F(PageWalk, ReadVirtAcrossPages)
 	EXPECT_EQ(buf[KiB4 + 7], 0x03);
 
 	// Zero bytes: nothing translated, nothing read.
-	EXPECT_EQ(x86_read_virt(&gm, &pg, 0xdead0000, buf.data(), 0), 0);
+	EXPECT_EQ(arch_read_virt(&gm, &pg, 0xdead0000, buf.data(), 0), 0);
 
 	// The read stops with an error at the first unmapped page.
 	et_clear_error();
-	EXPECT_EQ(x86_read_virt(&gm, &pg, 0x12ff0, buf.data(), 32), -1);
+	EXPECT_EQ(arch_read_virt(&gm, &pg, 0x12ff0, buf.data(), 32), -1);
 	EXPECT_NE(std::string(et_last_error()).find("va 0x13000: PTE not present"),
 		  std::string::npos)
 		<< et_last_error();
 
 	// A mapping whose page lies outside RAM translates but cannot be read.
 	t.map(0x14000, 0x8000000, KiB4);
-	EXPECT_EQ(x86_read_virt(&gm, &pg, 0x14000, buf.data(), 8), -1);
+	EXPECT_EQ(arch_read_virt(&gm, &pg, 0x14000, buf.data(), 8), -1);
 	EXPECT_NE(std::string(et_last_error()).find("va 0x14000"), std::string::npos)
 		<< et_last_error();
 }
@@ -531,20 +531,20 @@ TEST_F(PageWalk, ReadVirtAcrossLargePagesIn32BitModes)
 	PageTables t(&gm, Mode::Bits32);
 	t.map(0x00000000u, 0x00c00000u, MiB4);
 	t.map(0x00400000u, 0x00400000u, MiB4);
-	x86_paging pg = t.paging();
+	arch_paging pg = t.paging();
 	fill(0x00fffffe, 0x44, 2);
 	fill(0x00400000, 0x55, 2);
 	uint8_t buf[4];
-	ASSERT_EQ(x86_read_virt(&gm, &pg, 0x003ffffe, buf, 4), 0) << et_last_error();
+	ASSERT_EQ(arch_read_virt(&gm, &pg, 0x003ffffe, buf, 4), 0) << et_last_error();
 	EXPECT_EQ(std::vector<uint8_t>(buf, buf + 4),
 		  (std::vector<uint8_t>{ 0x44, 0x44, 0x55, 0x55 }));
 
 	PageTables p(&gm, Mode::Pae, 0x2000000);
 	p.map(0x40000000u, 0x00e00000u, MiB2);
 	p.map(0x40200000u, 0x00400000u, KiB4);
-	x86_paging ppg = p.paging();
+	arch_paging ppg = p.paging();
 	fill(0x00fffffe, 0x66, 2);
-	ASSERT_EQ(x86_read_virt(&gm, &ppg, 0x401ffffe, buf, 4), 0) << et_last_error();
+	ASSERT_EQ(arch_read_virt(&gm, &ppg, 0x401ffffe, buf, 4), 0) << et_last_error();
 	EXPECT_EQ(std::vector<uint8_t>(buf, buf + 4),
 		  (std::vector<uint8_t>{ 0x66, 0x66, 0x55, 0x55 }));
 }
@@ -556,7 +556,7 @@ TEST_F(PageWalk, PagingFromSregs)
 	s.cr3 = 0x1000;
 	s.cr4 = 0x20;
 	s.efer = 0xd01;
-	x86_paging pg = x86_paging_from_sregs(&s);
+	arch_paging pg = arch_paging_of(&s);
 	EXPECT_EQ(pg.cr0, 0x80050033u);
 	EXPECT_EQ(pg.cr3, 0x1000u);
 	EXPECT_EQ(pg.cr4, 0x20u);
@@ -641,8 +641,8 @@ void cross_check(Mode mode, std::string *skip)
 	}
 	}
 
-	const x86_paging want = t.paging();
-	x86_paging actual = {};
+	const arch_paging want = t.paging();
+	arch_paging actual = {};
 	if (kth_set_paging(k.get(), &want, &actual)) {
 		if (mode == Mode::Long4)
 			FAIL() << "KVM refused " << mode_name(mode) << ": " << et_last_error();
@@ -681,7 +681,7 @@ void cross_check(Mode mode, std::string *skip)
 				" on this KVM: " + et_last_error();
 			return;
 		}
-		int ours = x86_translate(gm, &actual, va, &our_pa, nullptr);
+		int ours = arch_translate(gm, &actual, va, &our_pa, nullptr);
 		EXPECT_EQ(ours == 0, valid != 0)
 			<< mode_name(mode) << std::hex << " va 0x" << va << ": ours "
 			<< (ours ? et_last_error() : "valid") << ", KVM " << (valid ? "valid" : "invalid");

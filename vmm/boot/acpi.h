@@ -14,14 +14,14 @@
  *
  * Linux resets through the reset register only with reboot=a: on a
  * hardware-reduced machine it prefers EFI and, without EFI, falls back to
- * the BIOS reset vector (arch/x86/reset_vector.c).
+ * the BIOS reset vector (arch/x86/kvm/reset_vector.c).
  */
 #ifndef VMM_BOOT_ACPI_H
 #define VMM_BOOT_ACPI_H
 
 #include <stdint.h>
 
-#include "vmm/kvm/guest_mem.h"
+#include "vmm/mem/guest_mem.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "vmm/kvm/guest_mem.h"
+#include "vmm/mem/guest_mem.h"
 #include "vmm/loader/kernel_image.h"
 
 #ifdef __cplusplus

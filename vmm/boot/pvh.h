@@ -12,7 +12,7 @@
 
 #include "earlytrace/xen_pvh.h"
 #include "vmm/boot/memmap.h"
-#include "vmm/kvm/guest_mem.h"
+#include "vmm/mem/guest_mem.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -16,6 +16,7 @@
 #include "vmm/util/error.h"
 #include "vmm/util/input_file.h"
 #include "vmm/sites/glob.h"
+#include "vmm/util/printable.h"
 
 #define MAX_WORDS 8
 
@@ -250,7 +251,7 @@ static int add_line(struct expect_list *l, size_t *cap, const struct line_ctx *c
 
 		if (ch == '\t')
 			continue;
-		if (ch < 0x20 || ch > 0x7e)
+		if (!printable_ascii(ch))
 			return line_error(c, "unexpected byte 0x%02x (assertions are printable ASCII)",
 					  ch);
 	}

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "vmm/util/error.h"
+#include "vmm/util/printable.h"
 
 /* Writes s with everything a KTAP line cannot hold replaced by '?'; in a
  * description also '#', which would start the directive. */
@@ -13,7 +14,7 @@ static void put_safe(FILE *out, const char *s, bool description)
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
-		if (c < 0x20 || c > 0x7e || (description && c == '#'))
+		if (!printable_ascii(c) || (description && c == '#'))
 			c = '?';
 		putc(c, out);
 	}

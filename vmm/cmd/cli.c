@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch/x86/cpu_model.h"
+#include "arch/arch.h"
 #include "vmm/boot/boot.h"
 #include "vmm/util/error.h"
 #include "vmm/kvm/vm.h"

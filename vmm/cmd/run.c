@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "arch/x86/cpu_model.h"
+#include "arch/arch.h"
 #include "vmm/cmd/cli.h"
 #include "vmm/util/error.h"
 #include "vmm/libvirt/plugin.h"

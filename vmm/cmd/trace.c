@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "arch/x86/msr_names.h"
+#include "arch/arch.h"
 #include "vmm/cmd/cli.h"
 #include "vmm/boot/cmdline.h"
 #include "vmm/cmd/check.h"
@@ -174,9 +174,9 @@ static int parse_msr_list(const char *arg, struct trace_options *o)
 	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
 		uint32_t index;
 
-		if (x86_msr_parse(w, &index))
+		if (arch_msr_parse(w, &index))
 			return et_error("--trace-msr: '%s' is not an MSR number or one of: %s", w,
-					x86_msr_names_list());
+					arch_msr_names_list());
 		if (o->nr_trace_msrs == max)
 			return et_error("--trace-msr: at most %zu MSRs", max);
 		o->trace_msrs[o->nr_trace_msrs++] = index;
@@ -550,11 +550,11 @@ int cmd_trace(int argc, char **argv)
 		/* A line on a terminal only, while the guest runs. */
 		if (progress_start(&progress, STDERR_FILENO, 0.5, tracer_progress_sample, &tracer))
 			et_print_error(); /* the run goes on without it */
-		machine.com1.before_tx = progress_erase;
-		machine.com1.before_tx_ctx = &progress;
+		machine.pc.com1.before_tx = progress_erase;
+		machine.pc.com1.before_tx_ctx = &progress;
 		status = machine_run(&machine);
 		progress_stop(&progress);
-		machine.com1.before_tx = NULL;
+		machine.pc.com1.before_tx = NULL;
 		ran = true;
 		finished = tracer_finish(&tracer) == 0;
 		tracer_print_summary(&tracer, stderr,

@@ -26,14 +26,14 @@ static int translate(struct vm *vm, struct vcpu *vcpu, uint64_t va, uint64_t *pa
 {
 	struct code_hooks *ch = &vm->hooks;
 	struct kvm_sregs sregs;
-	struct x86_paging pg;
+	struct arch_paging pg;
 
 	if (ch->translate && ch->translate(ch->translate_ctx, va, pa))
 		return 0;
 	if (!vcpu || vcpu_get_sregs(vcpu, &sregs) < 0)
 		return -1;
-	pg = x86_paging_from_sregs(&sregs);
-	return x86_translate(&vm->mem, &pg, va, pa, NULL);
+	pg = arch_paging_of(&sregs);
+	return arch_translate(&vm->mem, &pg, va, pa, NULL);
 }
 
 static struct code_hook *find_addr(struct code_hooks *ch, uint64_t addr)

@@ -120,11 +120,11 @@ static bool deliver_bp(struct vcpu *vcpu, struct kvm_regs *regs)
 static bool int3_gone(struct vcpu *vcpu, const struct kvm_regs *regs,
 		      const struct kvm_sregs *sregs)
 {
-	struct x86_paging pg = x86_paging_from_sregs(sregs);
+	struct arch_paging pg = arch_paging_of(sregs);
 	uint8_t b;
 
 	return vcpu->vm && vcpu->vm->nr_vcpus > 1 &&
-	       x86_read_virt(&vcpu->vm->mem, &pg, x86_linear(sregs, sregs->cs.base, regs->rip),
+	       arch_read_virt(&vcpu->vm->mem, &pg, x86_linear(sregs, sregs->cs.base, regs->rip),
 			     &b, 1) == 0 &&
 	       b != X86_OPCODE_INT3;
 }

@@ -9,7 +9,7 @@
 #include <sys/mman.h>
 
 #include "arch/x86/layout.h"
-#include "vmm/kvm/guest_mem.h"
+#include "vmm/mem/guest_mem.h"
 #include "vmm/kvm/vcpu.h"
 #include "vmm/kvm/vm.h"
 

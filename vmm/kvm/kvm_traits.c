@@ -9,9 +9,9 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include <x86intrin.h>
 
 #include "arch/x86/cpu_mode.h"
+#include "arch/x86/host_tsc.h"
 #include "arch/x86/insn.h"
 #include "arch/x86/kvm_probe_guest.h"
 #include "arch/x86/layout.h"
@@ -186,11 +186,11 @@ static int probe_int3(struct probe_vm *p, struct kvm_traits *t)
 	t->int3_exits = true;
 	/* The int3 stays where it is: each KVM_RUN ends at it again. */
 	for (unsigned i = 0; i < TIMED_EXITS; i++) {
-		uint64_t before = __rdtsc();
+		uint64_t before = host_tsc();
 
 		if (probe_run(p))
 			return -1;
-		ticks[i] = __rdtsc() - before;
+		ticks[i] = host_tsc() - before;
 		if (!is_int3_exit(p, &x))
 			return 0; /* not timed: the overhead figures say so */
 	}

@@ -6,12 +6,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <x86intrin.h>
 
-#include "arch/x86/crash_report.h"
-#include "arch/x86/exit.h"
-#include "vmm/util/error.h"
+#include "arch/x86/host_tsc.h"
+#include "vmm/kvm/arch.h"
 #include "vmm/kvm/host_wait.h"
+#include "vmm/util/error.h"
 
 /* An access a device (or nobody) handled. */
 static void observe_access(struct vcpu *vcpu, uint16_t kind, uint64_t addr, const uint8_t *data,
@@ -37,7 +36,7 @@ static void observe_access(struct vcpu *vcpu, uint16_t kind, uint64_t addr, cons
 static enum exit_verdict crash(struct vcpu *vcpu, const char *what)
 {
 	vcpu->crash_reason = what;
-	crash_report(vcpu, what, stderr);
+	arch_crash_report(vcpu, what, stderr);
 	vm_request_stop(vcpu->vm, RUN_END_GUEST_CRASH);
 	return EXIT_STOP;
 }
@@ -188,7 +187,7 @@ int vcpu_run(struct vcpu *vcpu)
 		/* One TSC read: the end of this exit's charge and where the
 		 * next KVM_RUN starts (vmm/trace/host_waits.c places waits by it). */
 		vcpu->prev_run_host_tsc = vcpu->run_host_tsc;
-		vcpu->run_host_tsc = __rdtsc();
+		vcpu->run_host_tsc = host_tsc();
 		vcpu->last_charge = vcpu->charge;
 		if (vcpu->charge) {
 			uint64_t ticks = vcpu->run_host_tsc - vcpu->exit_host_tsc;
@@ -219,7 +218,7 @@ int vcpu_run(struct vcpu *vcpu)
 			break;
 		}
 		vcpu->prev_exit_host_tsc = vcpu->exit_host_tsc;
-		vcpu->exit_host_tsc = __rdtsc();
+		vcpu->exit_host_tsc = host_tsc();
 		vcpu->nr_exits++;
 		host_wait_note(vcpu, false);
 		vcpu->regs_synced = vcpu->sync_regs;

@@ -2,7 +2,7 @@
 /*
  * The run loop: KVM_RUN until something asks the VM to stop, handing each
  * exit to the I/O bus, the architecture's own exit handler
- * (arch/x86/exit.h: MSR accesses, instructions KVM could not emulate,
+ * (arch/x86/kvm/exit.h: MSR accesses, instructions KVM could not emulate,
  * debug exits) or the crash reporter.
  */
 #ifndef VMM_KVM_RUN_LOOP_H

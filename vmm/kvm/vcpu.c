@@ -7,9 +7,10 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include <x86intrin.h>
 
 #include "arch/x86/boot_cpu.h"
+#include "arch/x86/cpu_mode.h"
+#include "arch/x86/host_tsc.h"
 #include "arch/x86/msr.h"
 #include "vmm/util/error.h"
 #include "vmm/util/sorted.h"
@@ -179,6 +180,11 @@ struct one_msr {
 	struct kvm_msr_entry entry;
 };
 
+int vcpu_get_cpuid(struct vcpu *vcpu, struct kvm_cpuid2 *cpuid)
+{
+	return ioctl(vcpu->fd, KVM_GET_CPUID2, cpuid) < 0 ? -1 : 0;
+}
+
 int vcpu_get_msr(struct vcpu *vcpu, uint32_t index, uint64_t *value)
 {
 	struct one_msr m = { .hdr.nmsrs = 1, .entry.index = index };
@@ -202,11 +208,11 @@ int vcpu_set_msr(struct vcpu *vcpu, uint32_t index, uint64_t value)
 static bool tsc_offset_holds(struct vcpu *vcpu, uint64_t offset)
 {
 	for (int i = 0; i < 3; i++) {
-		uint64_t before = __rdtsc(), tsc, after;
+		uint64_t before = host_tsc(), tsc, after;
 
 		if (vcpu_get_msr(vcpu, X86_MSR_IA32_TSC, &tsc))
 			return false;
-		after = __rdtsc();
+		after = host_tsc();
 		if (tsc - offset >= before && tsc - offset <= after)
 			return true;
 	}
@@ -246,7 +252,7 @@ uint64_t vcpu_guest_tsc(struct vcpu *vcpu)
 	uint64_t tsc;
 
 	if (vcpu_guest_tsc_is_free(vcpu)) {
-		vcpu->tsc_read_host_tsc = __rdtsc();
+		vcpu->tsc_read_host_tsc = host_tsc();
 		return vcpu->tsc_read_host_tsc + vcpu->tsc_offset;
 	}
 	return vcpu_get_msr(vcpu, X86_MSR_IA32_TSC, &tsc) ? 0 : tsc;
@@ -353,19 +359,19 @@ int vcpu_time_exit_again(struct vcpu *vcpu, const struct kvm_regs *regs, uint64_
 	uint32_t reason = vcpu->run->exit_reason;
 	uint64_t before, after;
 
-	if (regs->rflags & (1u << 9) || vcpu->run->kvm_dirty_regs)
+	if (regs->rflags & X86_RFLAGS_IF || vcpu->run->kvm_dirty_regs)
 		return -1;
 	/* The resume that follows hands KVM changed registers (rip past the
 	 * site): this entry loads them too, unchanged, so it costs what that
 	 * one will (measured: 0.15 us more an entry on nested kvm-pvm). */
 	if (vcpu->regs_synced)
 		vcpu->run->kvm_dirty_regs = KVM_SYNC_X86_REGS;
-	before = __rdtsc();
+	before = host_tsc();
 	if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
 		vcpu->run->kvm_dirty_regs = 0;
 		return -1;
 	}
-	after = __rdtsc();
+	after = host_tsc();
 	vcpu->run->kvm_dirty_regs = 0;
 	/* A wait in this entry happened before the event the handler is about
 	 * to record: said now, at its place. */

@@ -131,6 +131,10 @@ int vcpu_get_sregs(struct vcpu *vcpu, struct kvm_sregs *sregs);
  * regs). 0, or -1 with errno set. */
 int vcpu_set_regs(struct vcpu *vcpu, const struct kvm_regs *regs);
 
+/* The vCPU's CPUID as KVM has it (KVM_GET_CPUID2) into cpuid, which has
+ * room for cpuid->nent entries. 0, or -1 with errno set. */
+int vcpu_get_cpuid(struct vcpu *vcpu, struct kvm_cpuid2 *cpuid);
+
 /* One MSR as the guest sees it: 0, or -1 if KVM has no such MSR. */
 int vcpu_get_msr(struct vcpu *vcpu, uint32_t index, uint64_t *value);
 /* Sets one MSR: 0, or -1 if KVM refuses the value or has no such MSR. */

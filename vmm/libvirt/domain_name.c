@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "vmm/util/error.h"
+#include "vmm/util/printable.h"
 
 int domain_xml_check_name(const char *name)
 {
@@ -18,7 +19,7 @@ int domain_xml_check_name(const char *name)
 	for (const char *c = name; *c; c++) {
 		if (*c == '/')
 			return et_error("--name %s: libvirt refuses '/' in domain names", name);
-		if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
+		if (!printable_ascii((unsigned char)*c))
 			return et_error("--name: only printable ASCII in a domain name");
 	}
 	return 0;

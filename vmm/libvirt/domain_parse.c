@@ -24,6 +24,7 @@
 #include "arch/x86/layout.h"
 #include "vmm/util/error.h"
 #include "vmm/kvm/vm.h"
+#include "vmm/util/printable.h"
 
 struct parse {
 	struct libvirt_domain *d;
@@ -44,9 +45,7 @@ static int dom_error(const struct parse *p, const char *fmt, ...)
 	snprintf(line, sizeof(line), "domain '%s': %s", p->name, msg);
 	/* One line, printable, as the notes: the text comes from the
 	 * definition (XML turns a carriage return into a line feed). */
-	for (char *c = line; *c; c++)
-		if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
-			*c = '?';
+	printable_sanitize(line, strlen(line));
 	return et_error("%s", line);
 }
 
@@ -65,9 +64,7 @@ int libvirt_note(struct libvirt_notes *n, const char *fmt, ...)
 		return et_error("out of memory");
 	n->lines = v;
 	/* One line each, printable: the text comes from the definition. */
-	for (char *c = line; *c; c++)
-		if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
-			*c = '?';
+	printable_sanitize(line, strlen(line));
 	v[n->nr] = strdup(line);
 	if (!v[n->nr])
 		return et_error("out of memory");

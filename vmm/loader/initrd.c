@@ -3,8 +3,9 @@
 
 #include <stdlib.h>
 
-#include "vmm/util/error.h"
 #include "vmm/loader/kernel_image.h"
+#include "vmm/util/error.h"
+#include "vmm/util/input_file.h"
 
 #define PAGE_MASK 0xfffull
 
@@ -17,7 +18,7 @@ int initrd_load(const struct guest_mem *gm, const char *path, uint64_t kernel_en
 	size_t len;
 	int ret;
 
-	if (read_whole_file(path, &data, &len))
+	if (input_read_whole_file(path, KERNEL_IMAGE_MAX_SIZE, &data, &len))
 		return -1;
 	if (!len) {
 		free(data);

@@ -15,96 +15,8 @@
 #include "vmm/util/error.h"
 #include "vmm/util/input_file.h"
 
-/* Files larger than this are not kernels; refusing early avoids huge reads. */
-#define KERNEL_IMAGE_MAX_SIZE (1ull << 30)
 #define MAX_SEGMENTS 64
 
-
-/* A file whose size fstat() does not know (/proc, /sys report 0): read
- * to its end, up to the same limit. */
-static int read_unsized(int fd, const char *path, uint8_t **data, size_t *size)
-{
-	size_t cap = 1 << 16, done = 0;
-	uint8_t *buf = malloc(cap);
-
-	for (;;) {
-		ssize_t n;
-
-		if (!buf)
-			return et_error("out of memory reading %s", path);
-		n = read(fd, buf + done, cap - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			free(buf);
-			return et_error_errno("cannot read %s", path);
-		}
-		if (n == 0)
-			break;
-		done += (size_t)n;
-		if (done == cap) {
-			uint8_t *bigger;
-
-			if (cap >= KERNEL_IMAGE_MAX_SIZE) {
-				free(buf);
-				return et_error("%s is too large (over %llu bytes)", path,
-						KERNEL_IMAGE_MAX_SIZE);
-			}
-			bigger = realloc(buf, cap * 2);
-			if (!bigger)
-				free(buf);
-			buf = bigger;
-			cap *= 2;
-		}
-	}
-	*data = buf;
-	*size = done;
-	return 0;
-}
-
-int read_whole_file(const char *path, uint8_t **data, size_t *size)
-{
-	struct stat st;
-	uint8_t *buf;
-	size_t done = 0;
-	int fd, ret;
-
-	/* Never blocks on a FIFO; refuses what is not a regular file. */
-	fd = input_open("", path, &st);
-	if (fd < 0)
-		return -1;
-	if (st.st_size == 0) {
-		ret = read_unsized(fd, path, data, size);
-		close(fd);
-		return ret;
-	}
-	if ((unsigned long long)st.st_size > KERNEL_IMAGE_MAX_SIZE) {
-		close(fd);
-		return et_error("%s is too large (%lld bytes)", path, (long long)st.st_size);
-	}
-	buf = malloc((size_t)st.st_size);
-	if (!buf) {
-		close(fd);
-		return et_error("out of memory reading %s", path);
-	}
-	while (done < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + done, (size_t)st.st_size - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			free(buf);
-			close(fd);
-			return n < 0 ? et_error_errno("cannot read %s", path)
-				     : et_error("%s shrank while being read", path);
-		}
-		done += (size_t)n;
-	}
-	close(fd);
-	*data = buf;
-	*size = done;
-	return 0;
-}
 
 static bool range_in_file(uint64_t off, uint64_t len, size_t file_size)
 {
@@ -396,7 +308,7 @@ int kernel_image_open(struct kernel_image *img, const char *path)
 	size_t size;
 
 	memset(img, 0, sizeof(*img));
-	if (read_whole_file(path, &data, &size))
+	if (input_read_whole_file(path, KERNEL_IMAGE_MAX_SIZE, &data, &size))
 		return -1;
 	if (bzimage_detect(data, size))
 		return open_bzimage(img, data, size, path);

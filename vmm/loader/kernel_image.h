@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "vmm/kvm/guest_mem.h"
+#include "vmm/mem/guest_mem.h"
 #include "vmm/loader/bzimage.h"
 #include "vmm/loader/decompress.h"
 
@@ -102,8 +102,13 @@ bool kernel_image_section(const struct kernel_image *img, const char *name,
 int kernel_image_section_bytes(const struct kernel_image *img, const char *name,
 			       const uint8_t **bytes, size_t *size);
 
-/* Reads a whole file into a malloc'ed buffer (used for initrds too). */
-int read_whole_file(const char *path, uint8_t **data, size_t *size);
+/* The file size above which a file is no kernel (nor initrd), refused
+ * before it is read. */
+#define KERNEL_IMAGE_MAX_SIZE (1ull << 30)
+
+/* The GNU build-id of an ELF image (build_id.c); 0 and *len set, or -1 if
+ * it has none. */
+int kernel_image_build_id(const struct kernel_image *img, uint8_t *id, size_t *len);
 
 #ifdef __cplusplus
 }

@@ -15,8 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "arch/x86/pc_ports.h"
-#include "arch/x86/reset_vector.h"
+#include "arch/x86/kvm/reset_vector.h"
 #include "earlytrace/abi.h"
 #include "vmm/boot/boot.h"
 #include "vmm/boot/cmdline.h"
@@ -28,40 +27,9 @@
 #include "vmm/machine/signals.h"
 #include "vmm/machine/ticker.h"
 
-static void com1_irq(void *ctx, int level)
-{
-	vm_set_irq_line(ctx, PC_IRQ_COM1, level);
-}
-
 static const char *symbolize(void *ctx, uint64_t addr, char *buf, size_t len)
 {
 	return symtab_format(&((struct symbols *)ctx)->tab, addr, buf, len);
-}
-
-static int attach_devices(struct machine *m)
-{
-	struct vm *vm = &m->vm;
-
-	serial8250_init(&m->com1, STDOUT_FILENO, com1_irq, vm);
-	i8042_init(&m->kbc, vm_request_stop_detail, vm);
-	m->debug_exit = (struct debug_exit){ .stop = vm_request_stop_detail, .vm = vm };
-	m->acpi_sleep = (struct acpi_sleep){ .stop = vm_request_stop_detail, .vm = vm };
-	m->reset_control = (struct reset_control){ .stop = vm_request_stop_detail, .vm = vm };
-
-	if (iobus_register(&vm->bus, IOBUS_PIO, PC_PORT_COM1, SERIAL8250_NR_REGS,
-			   serial8250_io, &m->com1, "com1") ||
-	    iobus_register(&vm->bus, IOBUS_PIO, PC_PORT_I8042_DATA, 1, i8042_data_io, &m->kbc,
-			   "i8042") ||
-	    iobus_register(&vm->bus, IOBUS_PIO, PC_PORT_I8042_CMD, 1, i8042_cmd_io, &m->kbc,
-			   "i8042") ||
-	    iobus_register(&vm->bus, IOBUS_PIO, ET_PORT_DEBUG_EXIT, 4, debug_exit_io,
-			   &m->debug_exit, "debug-exit") ||
-	    iobus_register(&vm->bus, IOBUS_PIO, PC_PORT_ACPI_SLEEP_CONTROL, 2, acpi_sleep_io,
-			   &m->acpi_sleep, "acpi-sleep") ||
-	    iobus_register(&vm->bus, IOBUS_PIO, PC_PORT_RESET_CONTROL, 1, reset_control_io,
-			   &m->reset_control, "reset-control"))
-		return -1;
-	return 0;
 }
 
 /* Appends params that `cmdline` does not have yet, and says so. */
@@ -130,7 +98,7 @@ static int check_cmdline_length(const struct machine *m, const struct run_option
  * addresses, before the guest maps them (vmm/kvm/code_hook.h). */
 static bool kernel_vaddr_to_paddr(void *ctx, uint64_t vaddr, uint64_t *paddr)
 {
-	return kernel_image_vaddr_to_paddr(ctx, vaddr, X86_CODE_HOOK_LEN, paddr);
+	return kernel_image_vaddr_to_paddr(ctx, vaddr, ARCH_CODE_HOOK_LEN, paddr);
 }
 
 /* protocol: resolved already (boot_choose_protocol()). */
@@ -256,7 +224,7 @@ int machine_create(struct machine *m, const struct run_options *o)
 		goto fail;
 	if (vcpu_create(&m->vcpu, &m->vm, 0, m->model) || machine_create_aps(m, o))
 		goto fail;
-	if (attach_devices(m) || load_guest(m, o, m->model, protocol) || load_symbols(m, o) ||
+	if (pc_devices_attach(&m->pc, &m->vm, STDOUT_FILENO) || load_guest(m, o, m->model, protocol) || load_symbols(m, o) ||
 	    nmi_at_start(m))
 		goto fail;
 	for (unsigned i = 0; i < m->nr_cpus; i++) {
@@ -287,7 +255,7 @@ int machine_run(struct machine *m)
 	m->vm.kick = kick_from_vm;
 	m->vm.kick_ctx = m;
 	atomic_store(&m->running, true);
-	if (console_start(&m->console, &m->com1, &m->vm, MACHINE_KICK_SIGNAL) == 0 &&
+	if (console_start(&m->console, &m->pc.com1, &m->vm, MACHINE_KICK_SIGNAL) == 0 &&
 	    machine_start_aps(m) == 0) {
 		bool ok = vcpu_run(&m->vcpu) == 0;
 
@@ -333,8 +301,7 @@ void machine_destroy(struct machine *m)
 	m->nr_cpus = 1;
 	if (m->vcpu.fd >= 0)
 		vcpu_destroy(&m->vcpu);
-	if (m->com1.set_irq) /* initialized */
-		serial8250_destroy(&m->com1);
+	pc_devices_destroy(&m->pc);
 	if (m->vm.kvm_fd >= 0)
 		vm_destroy(&m->vm);
 	kernel_image_close(&m->kernel);

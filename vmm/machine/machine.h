@@ -11,16 +11,12 @@
 #include <semaphore.h>
 #include <stdatomic.h>
 
-#include "arch/x86/cpu_model.h"
+#include "arch/arch.h"
 #include "vmm/run/options.h"
 #include "vmm/machine/console.h"
-#include "vmm/hw/acpi_sleep.h"
-#include "vmm/hw/debug_exit.h"
-#include "vmm/hw/i8042.h"
-#include "vmm/hw/reset_control.h"
-#include "vmm/hw/serial8250.h"
 #include "vmm/loader/kernel_image.h"
 #include "vmm/machine/nmi_at.h"
+#include "vmm/machine/pc_devices.h"
 #include "vmm/machine/panic_watch.h"
 #include "vmm/symbols/symbols.h"
 #include "vmm/kvm/vcpu.h"
@@ -37,11 +33,7 @@ struct machine {
 	pthread_t *ap_threads;
 	unsigned ap_threads_started;
 	pthread_mutex_t kick_lock; /* kicks against the threads' end */
-	struct serial8250 com1;
-	struct i8042 kbc;
-	struct debug_exit debug_exit;
-	struct acpi_sleep acpi_sleep;
-	struct reset_control reset_control;
+	struct pc_devices pc; /* the console (COM1) and the ports that end a run */
 	struct console console;
 	struct kernel_image kernel;
 	struct symbols symbols; /* empty when the kernel has none */

@@ -7,9 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "arch/x86/call_args.h"
-#include "arch/x86/cpu_mode.h"
-#include "arch/x86/page_walk.h"
+#include "arch/arch.h"
 
 #define MAX_WIDTH 64 /* a guest's %1000000d must not fill the message */
 
@@ -317,7 +315,7 @@ const char *panic_message_format(const char *fmt, const struct panic_args *a, ch
 
 struct guest_reader {
 	const struct guest_mem *gm;
-	struct x86_paging pg;
+	struct arch_paging pg;
 	bool wrap32; /* 32-bit code: linear addresses are 32 bits */
 };
 
@@ -325,7 +323,7 @@ static int read_guest(void *ctx, uint64_t va, void *buf, size_t len)
 {
 	struct guest_reader *r = ctx;
 
-	return x86_read_virt(r->gm, &r->pg, r->wrap32 ? (uint32_t)va : va, buf, len);
+	return arch_read_virt(r->gm, &r->pg, r->wrap32 ? (uint32_t)va : va, buf, len);
 }
 
 const char *panic_message_read(struct vcpu *vcpu, char *out, size_t len)
@@ -342,11 +340,11 @@ const char *panic_message_read(struct vcpu *vcpu, char *out, size_t len)
 		out[0] = '\0';
 	if (!len || vcpu_get_regs(vcpu, &r, &s) < 0)
 		return out;
-	n = x86_call_args(&vcpu->vm->mem, &r, &s, words, 1 + PANIC_ARGS_MAX, &word_bytes);
+	n = arch_call_args(&vcpu->vm->mem, &r, &s, words, 1 + PANIC_ARGS_MAX, &word_bytes);
 	if (n == 0)
 		return out;
-	reader = (struct guest_reader){ &vcpu->vm->mem, x86_paging_from_sregs(&s),
-					!x86_is_64bit_code(&s) };
+	reader = (struct guest_reader){ &vcpu->vm->mem, arch_paging_of(&s),
+					!arch_is_64bit_code(&s) };
 	for (k = 0; k < PANIC_FORMAT_MAX; k++)
 		if (read_guest(&reader, words[0] + k, &fmt[k], 1) || !fmt[k])
 			break;

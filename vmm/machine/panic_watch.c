@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "vmm/machine/panic_watch.h"
 
-#include "arch/x86/page_walk.h"
+#include "arch/arch.h"
 #include "vmm/machine/machine.h"
 
 static void on_flush_call(void *ctx, struct vcpu *vcpu, unsigned slot);
@@ -24,7 +24,7 @@ static uint64_t return_address(struct vcpu *vcpu)
 	uint64_t ret = 0;
 
 	if (vcpu_get_regs(vcpu, &r, &s) < 0 ||
-	    x86_read_stack_top(&vcpu->vm->mem, &r, &s, &ret))
+	    arch_read_stack_top(&vcpu->vm->mem, &r, &s, &ret))
 		return 0;
 	return ret;
 }

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-#include "vmm/kvm/guest_mem.h"
+#include "vmm/mem/guest_mem.h"
 
 #include <string.h>
 #include <sys/mman.h>
 
-#include "arch/x86/layout.h"
 #include "vmm/util/error.h"
 
 /*
@@ -17,14 +16,15 @@
 
 int guest_mem_init(struct guest_mem *gm, uint64_t size)
 {
+	const struct guest_ram_layout *layout = arch_guest_ram_layout();
 	uint64_t low;
 	void *host;
 
 	memset(gm, 0, sizeof(*gm));
-	if (size < LAYOUT_MIN_RAM)
+	if (size < layout->min_size)
 		return et_error("guest RAM of %llu bytes is too small (minimum %llu MiB)",
 				(unsigned long long)size,
-				(unsigned long long)(LAYOUT_MIN_RAM >> 20));
+				(unsigned long long)(layout->min_size >> 20));
 	if (size & 0xfff)
 		return et_error("guest RAM size %llu is not a multiple of 4 KiB",
 				(unsigned long long)size);
@@ -49,12 +49,12 @@ int guest_mem_init(struct guest_mem *gm, uint64_t size)
 
 	gm->host = host;
 	gm->size = size;
-	low = size < LAYOUT_MMIO_HOLE_START ? size : LAYOUT_MMIO_HOLE_START;
+	low = size < layout->hole_start ? size : layout->hole_start;
 	gm->regions[0] = (struct guest_mem_region){ .gpa = 0, .size = low, .host = gm->host };
 	gm->nr_regions = 1;
 	if (size > low) {
 		gm->regions[1] = (struct guest_mem_region){
-			.gpa = LAYOUT_MMIO_HOLE_END,
+			.gpa = layout->hole_end,
 			.size = size - low,
 			.host = gm->host + low,
 		};

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Guest RAM: one host mapping, split into at most two guest-physical
- * regions around the 32-bit MMIO hole (low RAM from 0, high RAM from 4 GiB).
+ * regions around the architecture's hole for devices (on a PC the 32-bit
+ * MMIO hole: low RAM from 0, high RAM from 4 GiB).
  *
  * Every access the VMM makes on behalf of a guest address goes through
  * guest_mem_ptr(), which checks the whole range lies inside one RAM region;
  * the guest is untrusted, so there is no unchecked path.
  */
-#ifndef VMM_KVM_GUEST_MEM_H
-#define VMM_KVM_GUEST_MEM_H
+#ifndef VMM_MEM_GUEST_MEM_H
+#define VMM_MEM_GUEST_MEM_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -32,8 +33,17 @@ struct guest_mem {
 	struct guest_mem_region regions[GUEST_MEM_MAX_REGIONS];
 };
 
-/* Maps `size` bytes of anonymous memory and lays it out around the hole.
- * Returns 0, or -1 with et_last_error() set. */
+/* Where an architecture puts RAM (arch/<arch>/ram_layout.c): the least
+ * RAM a guest may have, and the guest-physical hole RAM goes around
+ * (start == end: none). */
+struct guest_ram_layout {
+	uint64_t min_size;
+	uint64_t hole_start, hole_end;
+};
+const struct guest_ram_layout *arch_guest_ram_layout(void);
+
+/* Maps `size` bytes of anonymous memory and lays it out around the
+ * architecture's hole. Returns 0, or -1 with et_last_error() set. */
 int guest_mem_init(struct guest_mem *gm, uint64_t size);
 void guest_mem_free(struct guest_mem *gm);
 
@@ -52,4 +62,4 @@ uint64_t guest_mem_low_end(const struct guest_mem *gm);
 }
 #endif
 
-#endif /* VMM_KVM_GUEST_MEM_H */
+#endif /* VMM_MEM_GUEST_MEM_H */

@@ -13,6 +13,7 @@
 #include "vmm/trace/event.h"
 #include "vmm/trace/overhead.h"
 #include "vmm/util/sorted.h"
+#include "vmm/util/printable.h"
 
 void ob_flush(struct outbuf *ob)
 {
@@ -91,7 +92,7 @@ void ob_json_str(struct outbuf *ob, const char *s)
 	size_t n = 0;
 
 	/* Fast path: nothing to escape (every kernel symbol). */
-	while (s[n] >= 0x20 && s[n] <= 0x7e && s[n] != '"' && s[n] != '\\')
+	while (printable_ascii((unsigned char)s[n]) && s[n] != '"' && s[n] != '\\')
 		n++;
 	if (!s[n]) {
 		ob_reserve(ob, n + 2);
@@ -110,7 +111,7 @@ void ob_json_str(struct outbuf *ob, const char *s)
 		if (c == '"' || c == '\\') {
 			ob_char(ob, '\\');
 			ob_char(ob, (char)c);
-		} else if (c < 0x20 || c > 0x7e) {
+		} else if (!printable_ascii(c)) {
 			/* Reader strings are printable ASCII already; anything
 			 * else still comes out as valid JSON. */
 			ob_str(ob, "\\u00");
@@ -247,19 +248,24 @@ const struct trace_note *note_merge_rest(struct note_merge *m)
 	return m->next < m->nr ? &m->notes[m->next++] : NULL;
 }
 
+static const struct {
+	const char *name, *ext;
+	int (*write)(struct trace_reader *r, FILE *out);
+} formats[REPORT_FORMAT_COUNT] = {
+#define REPORT_FORMAT_ROW(id, n, e, w) [REPORT_##id] = { .name = n, .ext = e, .write = w },
+	REPORT_FORMATS(REPORT_FORMAT_ROW)
+#undef REPORT_FORMAT_ROW
+};
+
 bool report_format_of_path(const char *path, enum report_format *fmt)
 {
-	static const struct {
-		const char *ext;
-		enum report_format fmt;
-	} by_ext[] = { { ".dat", REPORT_TRACE_DAT }, { ".json", REPORT_JSON }, { ".csv", REPORT_CSV } };
 	size_t n = strlen(path);
 
-	for (size_t i = 0; i < sizeof(by_ext) / sizeof(by_ext[0]); i++) {
-		size_t e = strlen(by_ext[i].ext);
+	for (size_t i = 0; i < REPORT_FORMAT_COUNT; i++) {
+		size_t e = formats[i].ext ? strlen(formats[i].ext) : 0;
 
-		if (n > e && !strcmp(path + n - e, by_ext[i].ext) && path[n - e - 1] != '/') {
-			*fmt = by_ext[i].fmt;
+		if (e && n > e && !strcmp(path + n - e, formats[i].ext) && path[n - e - 1] != '/') {
+			*fmt = (enum report_format)i;
 			return true;
 		}
 	}
@@ -268,25 +274,21 @@ bool report_format_of_path(const char *path, enum report_format *fmt)
 
 int report_parse_format(const char *name, enum report_format *fmt)
 {
-	if (!strcmp(name, "ftrace"))
-		*fmt = REPORT_FTRACE;
-	else if (!strcmp(name, "json"))
-		*fmt = REPORT_JSON;
-	else if (!strcmp(name, "csv"))
-		*fmt = REPORT_CSV;
-	else if (!strcmp(name, "summary"))
-		*fmt = REPORT_SUMMARY;
-	else if (!strcmp(name, "graph"))
-		*fmt = REPORT_GRAPH;
-	else if (!strcmp(name, "folded"))
-		*fmt = REPORT_FOLDED;
-	else if (!strcmp(name, "trace-dat"))
-		*fmt = REPORT_TRACE_DAT;
-	else
-		return et_error("unknown report format '%s' (use ftrace, json, csv, summary, graph, "
-				"folded or trace-dat)",
-				name);
-	return 0;
+	char names[256] = "";
+	size_t len = 0;
+
+	for (size_t i = 0; i < REPORT_FORMAT_COUNT; i++) {
+		if (!strcmp(name, formats[i].name)) {
+			*fmt = (enum report_format)i;
+			return 0;
+		}
+		len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
+					i == 0 ? "" : i + 1 < REPORT_FORMAT_COUNT ? ", " : " or ",
+					formats[i].name);
+		if (len >= sizeof(names))
+			len = sizeof(names) - 1;
+	}
+	return et_error("unknown report format '%s' (use %s)", name, names);
 }
 
 static char last_note[1024];
@@ -327,23 +329,9 @@ void report_note_clamped(const struct overhead_clock *c)
 int report_write(struct trace_reader *r, enum report_format fmt, FILE *out)
 {
 	last_note[0] = '\0';
-	switch (fmt) {
-	case REPORT_FTRACE:
-		return report_ftrace(r, out);
-	case REPORT_JSON:
-		return report_json(r, out);
-	case REPORT_CSV:
-		return report_csv(r, out);
-	case REPORT_SUMMARY:
-		return report_summary(r, out);
-	case REPORT_GRAPH:
-		return report_graph(r, out);
-	case REPORT_FOLDED:
-		return report_folded(r, out);
-	case REPORT_TRACE_DAT:
-		return report_tracedat(r, out);
-	}
-	return et_error("unknown report format");
+	if ((unsigned)fmt >= REPORT_FORMAT_COUNT)
+		return et_error("unknown report format");
+	return formats[fmt].write(r, out);
 }
 
 /* ---- summary ------------------------------------------------------- */

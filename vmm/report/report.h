@@ -12,40 +12,47 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "vmm/trace/trace_file.h"
+#include "vmm/tracefile/trace_file.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/*
+ * Every report format, one row each: X(ID, name for --format, the file
+ * extension that asks for it or NULL, the writer). A new format is a row
+ * here and its writer; the enum, the writers' declarations, --format's
+ * names, -o's extensions and report_write() all come from these rows.
+ */
+#define REPORT_FORMATS(X)                                                              \
+	X(FTRACE, "ftrace", NULL, report_ftrace)	/* Linux's function-tracer text */ \
+	X(JSON, "json", ".json", report_json)		/* Chrome Trace Event JSON */     \
+	X(CSV, "csv", ".csv", report_csv)						\
+	X(SUMMARY, "summary", NULL, report_summary)					\
+	X(GRAPH, "graph", NULL, report_graph)	/* function_graph text (--graph) */ \
+	X(FOLDED, "folded", NULL, report_folded) /* flamegraph.pl stacks (--graph) */ \
+	X(TRACE_DAT, "trace-dat", ".dat", report_tracedat) /* trace-cmd, KernelShark */
+
 enum report_format {
-	REPORT_FTRACE,
-	REPORT_JSON,
-	REPORT_CSV,
-	REPORT_SUMMARY,
-	REPORT_GRAPH,  /* ftrace's function_graph text (a --graph trace) */
-	REPORT_FOLDED, /* folded stacks for flamegraph.pl (a --graph trace) */
-	REPORT_TRACE_DAT, /* trace-cmd's trace.dat, for trace-cmd and KernelShark */
+#define REPORT_FORMAT_ID(id, name, ext, writer) REPORT_##id,
+	REPORT_FORMATS(REPORT_FORMAT_ID)
+#undef REPORT_FORMAT_ID
+	REPORT_FORMAT_COUNT
 };
 
-/* "ftrace", "json", "csv", "summary", "graph", "folded" or "trace-dat";
- * 0, or -1 with an error. */
+/* A format by its name (REPORT_FORMATS); 0, or -1 with an error. */
 int report_parse_format(const char *name, enum report_format *fmt);
 
-/* The format a file name asks for by its extension: ".dat" trace-dat,
- * ".json" json, ".csv" csv; false for any other name. */
+/* The format a file name asks for by its extension (REPORT_FORMATS:
+ * ".dat", ".json", ".csv"); false for any other name. */
 bool report_format_of_path(const char *path, enum report_format *fmt);
 
-/* Each writes the whole report for r (from its first record) to out;
- * 0, or -1 with an error (a corrupt record, or out failing). */
+/* Writes the whole report for r (from its first record) to out, as each
+ * writer does; 0, or -1 with an error (a corrupt record, or out failing). */
 int report_write(struct trace_reader *r, enum report_format fmt, FILE *out);
-int report_ftrace(struct trace_reader *r, FILE *out);
-int report_json(struct trace_reader *r, FILE *out);
-int report_csv(struct trace_reader *r, FILE *out);
-int report_summary(struct trace_reader *r, FILE *out);
-int report_graph(struct trace_reader *r, FILE *out);
-int report_folded(struct trace_reader *r, FILE *out);
-int report_tracedat(struct trace_reader *r, FILE *out); /* vmm/report/tracedat/ */
+#define REPORT_FORMAT_WRITER(id, name, ext, writer) int writer(struct trace_reader *r, FILE *out);
+REPORT_FORMATS(REPORT_FORMAT_WRITER)
+#undef REPORT_FORMAT_WRITER
 
 /* A line the last report_write() left for the user (say, what the format
  * could not express), "" when none: the command prints it. */

@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "vmm/trace/event_text.h"
-#include "vmm/trace/trace_file.h"
+#include "vmm/tracefile/trace_file.h"
 
 struct outbuf {
 	FILE *f;

@@ -71,9 +71,6 @@ int symbols_from_kallsyms(struct symbols *syms, const struct kernel_image *img);
 int symbols_check_match(const struct symbols *syms, const struct kernel_image *img,
 			const struct symtab *own);
 
-/* The GNU build-id of an ELF image; 0 and *len set, or -1 if it has none. */
-int kernel_image_build_id(const struct kernel_image *img, uint8_t *id, size_t *len);
-
 #ifdef __cplusplus
 }
 #endif

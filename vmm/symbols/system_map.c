@@ -9,11 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/util/error.h"
-#include "vmm/loader/kernel_image.h"
 #include "vmm/symbols/symbols.h"
+#include "vmm/util/error.h"
+#include "vmm/util/input_file.h"
 
 #define MAX_NAME 512
+/* A System.map is read whole: no larger than a kernel may be. */
+#define SYSTEM_MAP_MAX_SIZE (1ull << 30)
 
 static int parse_hex(const char *s, size_t len, uint64_t *out)
 {
@@ -122,7 +124,7 @@ int symbols_from_system_map(struct symbols *syms, const char *path)
 	int ret;
 
 	memset(syms, 0, sizeof(*syms));
-	if (read_whole_file(path, &data, &size))
+	if (input_read_whole_file(path, SYSTEM_MAP_MAX_SIZE, &data, &size))
 		return -1;
 	if (memchr(data, '\0', size)) {
 		free(data);

@@ -4,7 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "arch/x86/msr_names.h"
+#include "arch/arch.h"
 
 const char *event_exit_kind_name(unsigned kind)
 {
@@ -52,7 +52,7 @@ const char *event_exit_text(const struct et_ring_record *e, char *buf, size_t le
 			 x.addr, x.size, x.value, x.unclaimed ? " (unclaimed)" : "");
 		break;
 	case ET_REC_MSR:
-		msr = x86_msr_name((uint32_t)x.addr);
+		msr = arch_msr_name((uint32_t)x.addr);
 		snprintf(buf, len, "msr %s 0x%" PRIx64 "%s%s%s value 0x%" PRIx64 "%s", dir, x.addr,
 			 msr ? " (" : "", msr ? msr : "", msr ? ")" : "", x.value,
 			 x.unclaimed ? " (#GP)" : "");

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "vmm/kvm/guest_mem.h"
+#include "vmm/mem/guest_mem.h"
 #include "vmm/kvm/vcpu.h"
 
 /* Round trips timed at breakpoint exits: every exit until the array

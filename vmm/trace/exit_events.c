@@ -37,8 +37,8 @@ static void record_exit(void *ctx, struct vcpu *vcpu, const struct et_exit *exit
 	 * they go first, so the stream stays in time order. */
 	tramp_mode_drain_before_event(xe->tm);
 	if (vcpu_get_regs(vcpu, &regs, NULL))
-		regs.rip = 0;
-	ev = et_exit_pack(recorder_now(xe->rec), regs.rip, &x);
+		arch_regs_set_ip(&regs, 0);
+	ev = et_exit_pack(recorder_now(xe->rec), arch_regs_ip(&regs), &x);
 	xe->count++;
 	recorder_record(xe->rec, &ev);
 }

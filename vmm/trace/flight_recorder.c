@@ -8,8 +8,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "arch/x86/crash_report.h"
-#include "arch/x86/page_walk.h"
+#include "vmm/kvm/arch.h"
+#include "arch/arch.h"
 #include "vmm/util/error.h"
 #include "vmm/trace/event_text.h"
 
@@ -344,14 +344,14 @@ static bool newest_call(struct flight_recorder *fr, const struct et_ring_record 
 static bool return_address_at_sp(struct flight_recorder *fr, const struct kvm_regs *r,
 				 const struct kvm_sregs *s, uint64_t *ret)
 {
-	return x86_read_stack_top(&fr->m->vm.mem, r, s, ret) == 0;
+	return arch_read_stack_top(&fr->m->vm.mem, r, s, ret) == 0;
 }
 
 static void stack_from_parent_links(struct flight_recorder *fr, const struct et_ring_record *all,
 				    size_t n, const struct kvm_regs *r, const struct kvm_sregs *s,
 				    uint64_t now, FILE *out)
 {
-	uint64_t pc = r->rip, before = UINT64_MAX, off;
+	uint64_t pc = arch_regs_ip(r), before = UINT64_MAX, off;
 	char a[192], b[192], when[48];
 
 	fprintf(out, "  call stack from the trace's parent links (newest call of each function; "
@@ -399,7 +399,7 @@ static void stack_from_graph(struct flight_recorder *fr, const struct kvm_regs *
 	char a[192], b[192], when[48];
 
 	fprintf(out, "  call stack from --graph's return frames (exact; innermost first):\n");
-	fprintf(out, "    #0  %-40s rip\n", sym(fr, r->rip, a, sizeof(a)));
+	fprintf(out, "    #0  %-40s rip\n", sym(fr, arch_regs_ip(r), a, sizeof(a)));
 	for (size_t i = g->nr; i-- > 0;)
 		fprintf(out, "    #%-2zu %-40s called %s %s before the end\n", g->nr - i,
 			sym(fr, g->frames[i].ret, a, sizeof(a)), sym(fr, g->frames[i].func, b, sizeof(b)),
@@ -419,7 +419,7 @@ static void print_other_vcpus(struct flight_recorder *fr, struct vcpu *except, F
 			continue;
 		fprintf(out, "  vCPU %u: %s\n", v->id, vcpu_state_name(v));
 		if (vcpu_has_started(v))
-			crash_report_state(v, out);
+			arch_show_vcpu_state(v, out);
 	}
 }
 
@@ -450,7 +450,7 @@ static void print_stuck_vcpus(struct flight_recorder *fr, FILE *out)
 		if (vcpu_get_regs(v, &r, NULL) < 0)
 			snprintf(where, sizeof(where), "?");
 		else
-			sym(fr, r.rip, where, sizeof(where));
+			sym(fr, arch_regs_ip(&r), where, sizeof(where));
 		fprintf(out, "    vCPU %u stuck at %s (%s); %s %.1f s\n", v->id, where,
 			vcpu_state_name(v),
 			hang_watch_ever_moved(&fr->hang, i) ? "its last progress"
@@ -476,7 +476,7 @@ static void report_on(struct flight_recorder *fr, struct vcpu *vcpu, const char 
 	if (registers) {
 		if (vcpu_is_halted(vcpu))
 			fprintf(out, "  the vCPU is halted (HLT), waiting for an interrupt\n");
-		crash_report_state(vcpu, out);
+		arch_show_vcpu_state(vcpu, out);
 	}
 	all = newest_events(fr, &n);
 	print_tail(fr, all, n, out);

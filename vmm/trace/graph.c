@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch/x86/insn.h"
+#include "arch/arch.h"
 #include "trampolines/region.h"
 #include "vmm/util/error.h"
 #include "vmm/trace/recorder.h"
@@ -30,7 +30,7 @@ int graph_attach(struct graph *g, bool enabled, const struct kernel_image *img,
 	g->bp_paddr = region.paddr;
 	g->bp_virt_offset = region.vaddr - region.paddr;
 	g->saved = *p;
-	*p = X86_OPCODE_INT3;
+	*p = ARCH_BREAKPOINT_INSN;
 	g->installed = true;
 	g->enabled = true;
 	return 0;
@@ -55,14 +55,14 @@ static bool push(struct graph *g, const struct graph_frame *f)
 }
 
 bool graph_on_call(struct graph *g, unsigned cpu, uint64_t func, const struct kvm_regs *regs,
-		   const struct kvm_sregs *sregs, const struct x86_paging *pg, uint64_t tsc)
+		   const struct kvm_sregs *sregs, const struct arch_paging *pg, uint64_t tsc)
 {
 	const struct guest_mem *gm = g->gm;
-	uint64_t mask = x86_is_64bit_code(sregs) ? ~0ull : 0xffffffffu;
-	uint64_t rip = x86_linear(sregs, sregs->cs.base, regs->rip);
-	uint64_t sp = x86_stack_pointer(sregs, regs);
+	uint64_t mask = arch_address_mask(sregs);
+	uint64_t rip = arch_code_address(sregs, regs);
+	uint64_t sp = arch_stack_address(sregs, regs);
 	struct graph_frame f = {
-		.func = func, .slot = sp, .call_tsc = tsc, .word = x86_word_bytes(sregs), .cpu = cpu
+		.func = func, .slot = sp, .call_tsc = tsc, .word = arch_word_bytes(sregs), .cpu = cpu
 	};
 	uint64_t site_pa, bp_pa, end;
 	uint8_t *p;
@@ -72,12 +72,12 @@ bool graph_on_call(struct graph *g, unsigned cpu, uint64_t func, const struct kv
 	/* The breakpoint as this code runs: at the offset from physical the
 	 * site runs at (before paging: none; after: the kernel's mapping),
 	 * and only if that really maps to it. */
-	if (x86_translate(gm, pg, rip, &site_pa, NULL))
+	if (arch_translate(gm, pg, rip, &site_pa, NULL))
 		goto no;
 	f.bp = (g->bp_paddr + (rip - site_pa)) & mask;
-	if (x86_translate(gm, pg, f.bp, &bp_pa, NULL) || bp_pa != g->bp_paddr)
+	if (arch_translate(gm, pg, f.bp, &bp_pa, NULL) || bp_pa != g->bp_paddr)
 		goto no;
-	if (x86_translate(gm, pg, sp, &f.slot_paddr, &end) || (end && end - sp < f.word))
+	if (arch_translate(gm, pg, sp, &f.slot_paddr, &end) || (end && end - sp < f.word))
 		goto no;
 	p = guest_mem_ptr(gm, f.slot_paddr, f.word);
 	if (!p)
@@ -137,13 +137,13 @@ static void record_return(struct graph *g, unsigned cpu, const struct graph_fram
 }
 
 bool graph_on_return(struct graph *g, struct vcpu *vcpu, struct kvm_regs *regs,
-		     const struct kvm_sregs *sregs, const struct x86_paging *pg)
+		     const struct kvm_sregs *sregs, const struct arch_paging *pg)
 {
-	uint64_t pa, sp = x86_stack_pointer(sregs, regs), tsc;
+	uint64_t pa, sp = arch_stack_address(sregs, regs), tsc;
 	long k;
 
 	if (!g->installed ||
-	    x86_translate(g->gm, pg, x86_linear(sregs, sregs->cs.base, regs->rip), &pa, NULL) ||
+	    arch_translate(g->gm, pg, arch_code_address(sregs, regs), &pa, NULL) ||
 	    pa != g->bp_paddr)
 		return false;
 	k = frame_for(g, vcpu->id, sp);
@@ -170,7 +170,7 @@ bool graph_on_return(struct graph *g, struct vcpu *vcpu, struct kvm_regs *regs,
 
 		g->returns++;
 		record_return(g, vcpu->id, &f, tsc, 0);
-		regs->rip = f.ret;
+		arch_regs_set_ip(regs, f.ret);
 	}
 	return true;
 }
@@ -199,7 +199,7 @@ void graph_detach(struct graph *g, bool handoff)
 		}
 	}
 	p = guest_mem_ptr(gm, g->bp_paddr, 1);
-	if (p && *p == X86_OPCODE_INT3)
+	if (p && *p == ARCH_BREAKPOINT_INSN)
 		*p = g->saved;
 	g->installed = false;
 	/* After a handoff the guest runs on: these frames mean nothing then.
@@ -217,7 +217,7 @@ int graph_reattach(struct graph *g)
 	if (!p)
 		return et_error("--graph: the return breakpoint is no longer in guest RAM");
 	g->saved = *p;
-	*p = X86_OPCODE_INT3;
+	*p = ARCH_BREAKPOINT_INSN;
 	g->installed = true;
 	g->nr = 0; /* the old frames were handed back at the stop */
 	g->stale = false;

@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arch/x86/page_walk.h"
+#include "arch/arch.h"
 #include "vmm/loader/kernel_image.h"
 #include "vmm/symbols/symbols.h"
 
@@ -77,13 +77,13 @@ int graph_attach(struct graph *g, bool enabled, const struct kernel_image *img,
 /* At a traced call's int3 (rip at the site): swaps the return address.
  * True when the return will be recorded (flag the call so). */
 bool graph_on_call(struct graph *g, unsigned cpu, uint64_t func, const struct kvm_regs *regs,
-		   const struct kvm_sregs *sregs, const struct x86_paging *pg, uint64_t tsc);
+		   const struct kvm_sregs *sregs, const struct arch_paging *pg, uint64_t tsc);
 
 /* At an int3 that is no site: true when it was the return breakpoint
  * (the return is recorded and regs point the guest at the real return
  * address; the caller sets them). */
 bool graph_on_return(struct graph *g, struct vcpu *vcpu, struct kvm_regs *regs,
-		     const struct kvm_sregs *sregs, const struct x86_paging *pg);
+		     const struct kvm_sregs *sregs, const struct arch_paging *pg);
 
 /* Capture stops: every frame gets its real return address back, the
  * region its byte. The frames are kept for the flight recorder unless

@@ -10,6 +10,7 @@
 #include "vmm/util/error.h"
 #include "vmm/machine/machine.h"
 #include "vmm/trace/flight_recorder.h"
+#include "vmm/util/printable.h"
 
 #define MARK_MAX 256
 
@@ -231,7 +232,7 @@ static int64_t do_mark(struct handoff *h, uint64_t paddr)
 				      paddr);
 		if (!*c)
 			break;
-		copy[len++] = (*c >= 0x20 && *c < 0x7f) ? *c : '?';
+		copy[len++] = printable_ascii((unsigned char)*c) ? *c : '?';
 	}
 	if (len == MARK_MAX)
 		return refuse(h, ET_E_INVAL,

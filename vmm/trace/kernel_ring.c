@@ -28,7 +28,7 @@ static int read_guest(void *ctx, uint64_t vaddr, void *buf, size_t len)
 {
 	struct kernel_ring *kr = ctx;
 
-	return x86_read_virt(&kr->vcpu->vm->mem, &kr->paging, vaddr, buf, len);
+	return arch_read_virt(&kr->vcpu->vm->mem, &kr->paging, vaddr, buf, len);
 }
 
 static int symbol_name(void *ctx, uint64_t addr, bool with_offset, char *buf, size_t size)
@@ -73,7 +73,7 @@ int kernel_ring_start(struct kernel_ring *kr)
 	 * later page table shares, so these serve the whole run. */
 	if (vcpu_get_sregs(kr->vcpu, &sregs))
 		return et_error_errno("--follow: cannot read the vCPU's page-table root");
-	kr->paging = x86_paging_from_sregs(&sregs);
+	kr->paging = arch_paging_of(&sregs);
 	return kernel_ring_start_with(kr, read_guest, kr);
 }
 

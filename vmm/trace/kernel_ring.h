@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arch/x86/page_walk.h"
+#include "arch/arch.h"
 #include "vmm/ftrace/layout.h"
 #include "vmm/ftrace/ring_reader.h"
 #include "vmm/kvm/vcpu.h"
@@ -39,7 +39,7 @@ struct kernel_ring {
 	struct recorder *rec;
 	struct vcpu *vcpu;
 	const struct symtab *syms;	/* names for %pS in trace_printk */
-	struct x86_paging paging;	/* the kernel's page tables, taken at takeover */
+	struct arch_paging paging;	/* the kernel's page tables, taken at takeover */
 	uint64_t takeover_tsc;		/* earlytrace's last moment of capture */
 	bool first_seen;		/* the kernel's first event is in */
 	uint64_t calls, returns, texts, raw;

@@ -19,7 +19,7 @@
 #include <stdio.h>
 
 #include "vmm/trace/progress.h"
-#include "vmm/trace/trace_file.h"
+#include "vmm/tracefile/trace_file.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -14,7 +14,7 @@
 
 #include "vmm/kvm/vcpu.h"
 #include "vmm/trace/host_buffer.h"
-#include "vmm/trace/trace_file.h"
+#include "vmm/tracefile/trace_file.h"
 
 #ifdef __cplusplus
 extern "C" {

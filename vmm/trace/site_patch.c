@@ -4,8 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch/x86/insn.h"
-#include "arch/x86/site_verify.h"
+#include "arch/arch.h"
 #include "vmm/util/error.h"
 #include "vmm/util/sorted.h"
 
@@ -18,8 +17,8 @@ static int compare_paddr(const void *a, const void *b)
 
 void site_patch_set_int3(struct patched_site *s)
 {
-	memcpy(s->patch, s->orig, X86_SITE_LEN);
-	s->patch[0] = X86_OPCODE_INT3;
+	memcpy(s->patch, s->orig, ARCH_SITE_LEN);
+	s->patch[0] = ARCH_BREAKPOINT_INSN;
 	s->kind = PATCH_INT3;
 }
 
@@ -42,12 +41,12 @@ int site_patches_init(struct site_patches *sp, const struct site_table *tab,
 		if (!s->selected || s->reject != SITE_OK)
 			continue;
 		/* Verified sites lie in the image's initialized bytes. */
-		bytes = kernel_image_vaddr_bytes(img, s->vaddr, X86_SITE_LEN, NULL, NULL);
+		bytes = kernel_image_vaddr_bytes(img, s->vaddr, ARCH_SITE_LEN, NULL, NULL);
 		if (!bytes)
 			continue;
 		p = &sp->sites[sp->nr++];
 		*p = (struct patched_site){ .paddr = s->paddr, .vaddr = s->vaddr };
-		memcpy(p->orig, bytes, X86_SITE_LEN);
+		memcpy(p->orig, bytes, ARCH_SITE_LEN);
 		site_patch_set_int3(p);
 	}
 	qsort(sp->sites, sp->nr, sizeof(*sp->sites), compare_paddr);
@@ -74,7 +73,7 @@ size_t site_patches_drop_int3(struct site_patches *sp)
 
 bool site_patch_set_call(struct patched_site *s, uint64_t target)
 {
-	if (!x86_encode_call_rel32(s->patch, s->vaddr, target))
+	if (!arch_encode_site_call(s->patch, s->vaddr, target))
 		return false;
 	s->kind = PATCH_CALL;
 	return true;
@@ -84,13 +83,13 @@ void site_patches_arm(struct site_patches *sp, const struct guest_mem *gm)
 {
 	for (size_t i = 0; i < sp->nr; i++) {
 		struct patched_site *s = &sp->sites[i];
-		uint8_t *code = guest_mem_ptr(gm, s->paddr, X86_SITE_LEN);
+		uint8_t *code = guest_mem_ptr(gm, s->paddr, ARCH_SITE_LEN);
 
-		if (!code || memcmp(code, s->orig, X86_SITE_LEN)) {
+		if (!code || memcmp(code, s->orig, ARCH_SITE_LEN)) {
 			sp->refused++;
 			continue;
 		}
-		memcpy(code, s->patch, X86_SITE_LEN);
+		memcpy(code, s->patch, ARCH_SITE_LEN);
 		s->armed = true;
 		sp->armed++;
 		if (s->kind == PATCH_INT3)
@@ -106,23 +105,23 @@ size_t site_patches_rearm(struct site_patches *sp, const struct guest_mem *gm, b
 
 	for (size_t i = 0; i < sp->nr; i++) {
 		struct patched_site *s = &sp->sites[i];
-		uint8_t *code = guest_mem_ptr(gm, s->paddr, X86_SITE_LEN);
+		uint8_t *code = guest_mem_ptr(gm, s->paddr, ARCH_SITE_LEN);
 
 		if (s->armed || (skip_hit && s->hits))
 			continue;
 		/* The kernel's ftrace turns every `call __fentry__` into the
 		 * 5-byte nop: those are the site's own bytes from now on. */
-		if (code && memcmp(code, s->orig, X86_SITE_LEN) &&
-		    !memcmp(code, x86_nop5, X86_SITE_LEN)) {
-			memcpy(s->orig, x86_nop5, X86_SITE_LEN);
+		if (code && memcmp(code, s->orig, ARCH_SITE_LEN) &&
+		    !memcmp(code, arch_site_nop, ARCH_SITE_LEN)) {
+			memcpy(s->orig, arch_site_nop, ARCH_SITE_LEN);
 			if (s->kind == PATCH_INT3)
 				site_patch_set_int3(s);
 		}
-		if (!code || memcmp(code, s->orig, X86_SITE_LEN)) {
+		if (!code || memcmp(code, s->orig, ARCH_SITE_LEN)) {
 			sp->rearm_refused++;
 			continue;
 		}
-		memcpy(code, s->patch, X86_SITE_LEN);
+		memcpy(code, s->patch, ARCH_SITE_LEN);
 		s->armed = true;
 		sp->armed++;
 		armed++;
@@ -159,10 +158,10 @@ void site_patches_disarm(struct site_patches *sp, struct patched_site *s,
 	if (!s->armed)
 		return;
 	site_patches_forget(sp, s);
-	code = guest_mem_ptr(gm, s->paddr, X86_SITE_LEN);
-	if (code && !memcmp(code, s->patch, X86_SITE_LEN))
-		memcpy(code, s->orig, X86_SITE_LEN);
-	else if (!code || memcmp(code, s->orig, X86_SITE_LEN))
+	code = guest_mem_ptr(gm, s->paddr, ARCH_SITE_LEN);
+	if (code && !memcmp(code, s->patch, ARCH_SITE_LEN))
+		memcpy(code, s->orig, ARCH_SITE_LEN);
+	else if (!code || memcmp(code, s->orig, ARCH_SITE_LEN))
 		sp->modified_by_guest++;
 }
 

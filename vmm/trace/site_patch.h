@@ -20,8 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arch/x86/insn.h"
-#include "vmm/kvm/guest_mem.h"
+#include "arch/arch.h"
+#include "vmm/mem/guest_mem.h"
 #include "vmm/loader/kernel_image.h"
 #include "vmm/sites/sites.h"
 
@@ -34,8 +34,8 @@ enum patch_kind { PATCH_INT3, PATCH_CALL };
 struct patched_site {
 	uint64_t paddr;	  /* where the patch goes */
 	uint64_t vaddr;	  /* the site as the kernel runs it */
-	uint8_t orig[X86_SITE_LEN];	 /* the image's bytes */
-	uint8_t patch[X86_SITE_LEN]; /* what we write over them */
+	uint8_t orig[ARCH_SITE_LEN];	 /* the image's bytes */
+	uint8_t patch[ARCH_SITE_LEN]; /* what we write over them */
 	enum patch_kind kind;
 	bool armed;	  /* our patch is in guest memory */
 	uint64_t hits;

@@ -6,9 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch/x86/fentry_check.h"
-#include "arch/x86/msr.h"
-#include "arch/x86/page_walk.h"
+#include "arch/arch.h"
 #include "vmm/util/error.h"
 #include "vmm/kvm/kvm_traits.h"
 #include "vmm/trace/progress.h"
@@ -25,13 +23,13 @@ static uint64_t parent_ip(struct tracer *t, const struct kvm_regs *regs,
 {
 	uint64_t value;
 
-	return x86_read_stack_top(&t->m->vm.mem, regs, sregs, &value) ? 0 : value;
+	return arch_read_stack_top(&t->m->vm.mem, regs, sregs, &value) ? 0 : value;
 }
 
 /* Records one call at `site` from the vCPU's current state. */
 static void record_call(struct tracer *t, struct vcpu *vcpu, struct patched_site *site,
 			const struct kvm_regs *regs, const struct kvm_sregs *sregs,
-			const struct x86_paging *pg)
+			const struct arch_paging *pg)
 {
 	struct et_ring_record ev = {
 		.tsc = recorder_now(&t->rec),
@@ -54,12 +52,12 @@ static void record_call(struct tracer *t, struct vcpu *vcpu, struct patched_site
 
 /* The armed site under the vCPU's rip, or NULL. */
 static struct patched_site *site_at_rip(struct tracer *t, const struct kvm_regs *regs,
-					const struct kvm_sregs *sregs, const struct x86_paging *pg)
+					const struct kvm_sregs *sregs, const struct arch_paging *pg)
 {
 	struct patched_site *site;
 	uint64_t paddr;
 
-	if (x86_translate(&t->m->vm.mem, pg, x86_linear(sregs, sregs->cs.base, regs->rip), &paddr,
+	if (arch_translate(&t->m->vm.mem, pg, arch_code_address(sregs, regs), &paddr,
 			  NULL))
 		return NULL;
 	site = site_patches_find(&t->patches, paddr);
@@ -73,7 +71,7 @@ static bool on_int3(void *ctx, struct vcpu *vcpu, struct kvm_regs *regs,
 		    const struct kvm_sregs *sregs)
 {
 	struct tracer *t = ctx;
-	struct x86_paging pg = x86_paging_from_sregs(sregs);
+	struct arch_paging pg = arch_paging_of(sregs);
 	struct patched_site *site;
 
 	if (!t->capturing)
@@ -94,7 +92,7 @@ static bool on_int3(void *ctx, struct vcpu *vcpu, struct kvm_regs *regs,
 		return false;
 	record_call(t, vcpu, site, regs, sregs, &pg);
 	vcpu->charge = &t->bp_charge;
-	regs->rip += X86_SITE_LEN;
+	arch_regs_set_ip(regs, arch_regs_ip(regs) + ARCH_SITE_LEN);
 	if (vcpu_set_regs(vcpu, regs) < 0)
 		vm_request_stop(&t->m->vm, RUN_END_VMM_ERROR);
 	return true;
@@ -114,7 +112,7 @@ static void on_until(void *ctx, struct vcpu *vcpu, unsigned slot)
 	if (t->capturing)
 		tramp_mode_drain(&t->tramp);
 	if (t->capturing && vcpu_get_regs(vcpu, &regs, &sregs) == 0) {
-		struct x86_paging pg = x86_paging_from_sregs(&sregs);
+		struct arch_paging pg = arch_paging_of(&sregs);
 		struct patched_site *site = site_at_rip(t, &regs, &sregs, &pg);
 
 		if (site)
@@ -288,7 +286,6 @@ static const char *symbol_at(void *ctx, uint64_t addr)
 static void check_call_sites(struct tracer *t)
 {
 	const struct kernel_image *img = &t->m->kernel;
-	enum x86_code_mode mode = img->elf_class == 64 ? X86_CODE64 : X86_CODE32;
 	size_t calls = 0;
 	uint64_t addr;
 	const uint8_t *code = NULL;
@@ -300,7 +297,7 @@ static void check_call_sites(struct tracer *t)
 	if (symbols_addr(&t->m->symbols, "__fentry__", &addr) == 0 ||
 	    symbols_addr(&t->m->symbols, "mcount", &addr) == 0)
 		code = kernel_image_vaddr_bytes(img, addr, 16, NULL, NULL);
-	if (code && x86_fentry_only_returns(code, 16, addr, mode, symbol_at, &t->m->symbols.tab))
+	if (code && arch_fentry_only_returns(code, 16, addr, img->elf_class, symbol_at, &t->m->symbols.tab))
 		return;
 	for (size_t i = 0; i < t->sites.nr; i++)
 		if (t->sites.sites[i].kind == SITE_KIND_CALL)
@@ -431,9 +428,9 @@ static int arm_until(struct tracer *t)
  * Without it (KVM refused the MSR) reports count from the earliest event. */
 static int write_time_zero(struct tracer *t)
 {
-	uint64_t tsc;
+	uint64_t tsc = vcpu_guest_tsc(&t->m->vcpu);
 
-	if (vcpu_get_msr(&t->m->vcpu, X86_MSR_IA32_TSC, &tsc))
+	if (!tsc)
 		return 0;
 	t->has_origin = true;
 	t->origin_tsc = tsc;
@@ -551,7 +548,7 @@ void tracer_progress_sample(void *tracer, struct progress_sample *s)
 	s->has_time = t->has_origin && khz && last >= t->origin_tsc;
 	s->guest_ns = s->has_time ? (uint64_t)((unsigned __int128)(last - t->origin_tsc) * 1000000u / khz)
 				  : 0;
-	s->quiet_marker = __atomic_load_n(&t->m->com1.tx_bytes, __ATOMIC_RELAXED);
+	s->quiet_marker = __atomic_load_n(&t->m->pc.com1.tx_bytes, __ATOMIC_RELAXED);
 }
 
 void tracer_free(struct tracer *t)

@@ -3,14 +3,13 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 
-#include "arch/x86/cpu_model.h"
-#include "arch/x86/msr.h"
-#include "arch/x86/page_walk.h"
-#include "vmm/util/error.h"
+#include "arch/arch.h"
+#include "trampolines/templates.h"
+#include "vmm/kvm/arch.h"
 #include "vmm/kvm/kvm_traits.h"
 #include "vmm/machine/machine.h"
+#include "vmm/util/error.h"
 
 int trace_mode_parse(const char *text, enum trace_mode *mode)
 {
@@ -47,13 +46,13 @@ static struct patched_site *site_through_paging(struct tramp_mode *tm, uint64_t 
 	struct vcpu *v = vcpu_current() ? vcpu_current() : tm->boot_vcpu;
 	struct patched_site *s = NULL;
 	struct kvm_sregs sregs;
-	struct x86_paging pg;
+	struct arch_paging pg;
 	uint64_t pa;
 
 	if (!v || vcpu_get_sregs(v, &sregs))
 		return NULL;
-	pg = x86_paging_from_sregs(&sregs);
-	if (x86_translate(tm->gm, &pg, ip, &pa, NULL) == 0)
+	pg = arch_paging_of(&sregs);
+	if (arch_translate(tm->gm, &pg, ip, &pa, NULL) == 0)
 		s = site_patches_find(tm->patches, pa);
 	et_clear_error();
 	return s;
@@ -65,7 +64,7 @@ static struct patched_site *site_through_paging(struct tramp_mode *tm, uint64_t 
  * or at another alias the page tables map to the site. */
 static struct patched_site *site_of(struct tramp_mode *tm, uint64_t ret, uint64_t mask)
 {
-	uint64_t ip = ret - X86_SITE_LEN;
+	uint64_t ip = ret - ARCH_SITE_LEN;
 	struct patched_site *s =
 		site_patches_find(tm->patches, (ip - tm->tramp.virt_offset) & mask);
 
@@ -82,7 +81,7 @@ static void record_call(struct tramp_mode *tm, uint64_t tsc, uint64_t ret, uint6
 	struct patched_site *site = site_of(tm, ret & mask, mask);
 	struct et_ring_record ev = {
 		.tsc = tsc,
-		.ip = site ? site->vaddr : ((ret & mask) - X86_SITE_LEN) & mask,
+		.ip = site ? site->vaddr : ((ret & mask) - ARCH_SITE_LEN) & mask,
 		.parent_ip = parent & mask,
 		.cpu = tm->cpu,
 		.kind = ET_REC_CALL,
@@ -205,9 +204,12 @@ static void drain_port(void *opaque, uint64_t offset, uint8_t *data, uint32_t le
 	if (!recorder_room(tm->rec))
 		return;
 	tm->cpu = vcpu->id;
-	if (len == 1 && data[0] == ET_TB_DRAIN_RECORD && vcpu_get_regs(vcpu, &regs, NULL) == 0)
-		record_call(tm, (regs.rbx & 0xffffffffu) << 32 | (regs.rcx & 0xffffffffu), regs.rsi,
-			    regs.rdi);
+	if (len == 1 && data[0] == ET_TB_DRAIN_RECORD && vcpu_get_regs(vcpu, &regs, NULL) == 0) {
+		uint64_t tsc, ret, parent;
+
+		tramp_full_call_from_regs(&regs, &tsc, &ret, &parent);
+		record_call(tm, tsc, ret, parent);
+	}
 }
 
 bool tramp_route_site(struct trampolines *tr, struct patched_site *s, bool oneshot,
@@ -227,33 +229,15 @@ bool tramp_route_site(struct trampolines *tr, struct patched_site *s, bool onesh
 	return false;
 }
 
-/* Whether the guest's CPUID has RDTSCP: without it the instruction
- * faults (KVM offers it only where it can run it; nested kvm-pvm, which
- * emulates guest kernel code, does not). */
-static bool guest_has_rdtscp(struct vcpu *vcpu)
-{
-	struct kvm_cpuid2 *cpuid = cpuid_alloc(256);
-	struct kvm_cpuid_entry2 *e;
-	bool has;
-
-	if (!cpuid)
-		return false;
-	e = ioctl(vcpu->fd, KVM_GET_CPUID2, cpuid) == 0 ? cpuid_find_entry(cpuid, 0x80000001, 0)
-							 : NULL;
-	has = e && (e->edx >> 27 & 1);
-	free(cpuid);
-	return has;
-}
-
 /* Each vCPU's TSC_AUX holds its index, which the smp trampoline's rdtscp
  * reads to pick its batch (one vCPU: rdtsc, nothing to set). */
 static int set_tsc_aux(struct machine *m)
 {
-	if (m->nr_cpus > 1 && !guest_has_rdtscp(&m->vcpu))
+	if (m->nr_cpus > 1 && !arch_guest_reads_cpu_id(&m->vcpu))
 		return et_error("with %u vCPUs (--cpus) trampolines need RDTSCP, which KVM here "
 				"does not offer the guest", m->nr_cpus);
 	for (unsigned i = 0; m->nr_cpus > 1 && i < m->nr_cpus; i++)
-		if (vcpu_set_msr(machine_vcpu(m, i), X86_MSR_TSC_AUX, i))
+		if (arch_set_guest_cpu_id(machine_vcpu(m, i), i))
 			return et_error("cannot set vCPU %u's TSC_AUX, which picks its trampoline "
 					"batch", i);
 	return 0;

@@ -2,9 +2,9 @@
 /*
  * Checks that doubt a trace file against itself: its END record's count,
  * records after END, a file that shrank between two passes
- * (vmm/trace/trace_doubt.h).
+ * (vmm/tracefile/doubt.h).
  */
-#include "vmm/trace/trace_doubt.h"
+#include "vmm/tracefile/doubt.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 
 #include "vmm/util/error.h"
-#include "vmm/trace/trace_reader_internal.h"
+#include "vmm/tracefile/reader_internal.h"
 
 /* Records the first reason to doubt the file: what it holds disagrees with
  * its own END. */

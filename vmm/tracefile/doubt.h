@@ -6,12 +6,12 @@
  * holds with its own END record and with what the opening pass saw
  * (docs/reliability.md, "Trace files that lie").
  */
-#ifndef VMM_TRACE_TRACE_DOUBT_H
-#define VMM_TRACE_TRACE_DOUBT_H
+#ifndef VMM_TRACEFILE_DOUBT_H
+#define VMM_TRACEFILE_DOUBT_H
 
 #include <stdint.h>
 
-#include "vmm/trace/trace_file.h"
+#include "vmm/tracefile/trace_file.h"
 
 /* END's count of written events against the events before it: a
  * difference is the file's doubt (trace_info.doubt). 0, or -1 with an
@@ -24,4 +24,4 @@ int trace_doubt_after_end(struct trace_reader *r);
  * shrank under the reader. Always -1, with the error. */
 int trace_doubt_shrank(struct trace_reader *r, uint64_t off);
 
-#endif /* VMM_TRACE_TRACE_DOUBT_H */
+#endif /* VMM_TRACEFILE_DOUBT_H */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "vmm/util/error.h"
-#include "vmm/trace/trace_file.h"
+#include "vmm/tracefile/trace_file.h"
 
 struct merge_run {
 	struct trace_reader *rd;

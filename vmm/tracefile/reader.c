@@ -6,9 +6,9 @@
  * verified before its payload is looked at. Records are streamed through
  * one payload buffer, so memory stays bounded by the largest record plus
  * the symbols and notes. What the opening pass learns from the records is
- * trace_scan.c's; the checks against the file's own END, trace_doubt.c's.
+ * scan.c's; the checks against the file's own END, doubt.c's.
  */
-#include "vmm/trace/trace_file.h"
+#include "vmm/tracefile/trace_file.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -19,46 +19,11 @@
 #include <zlib.h>
 
 #include "vmm/util/error.h"
-#include "vmm/trace/trace_doubt.h"
-#include "vmm/trace/trace_reader_internal.h"
-#include "vmm/trace/trace_scan.h"
+#include "vmm/tracefile/doubt.h"
+#include "vmm/tracefile/reader_internal.h"
+#include "vmm/tracefile/scan.h"
 #include "vmm/util/input_file.h"
-
-void trace_reader_sanitize(char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
-			s[i] = '?';
-}
-
-static char *dup_text(const uint8_t *p, size_t n)
-{
-	char *s = malloc(n + 1);
-
-	if (!s)
-		return NULL;
-	memcpy(s, p, n);
-	s[n] = '\0';
-	trace_reader_sanitize(s, n);
-	return s;
-}
-
-int trace_reader_set_string(struct trace_reader *r, int idx, const uint8_t *p, size_t n)
-{
-	char *s = dup_text(p, n);
-
-	if (!s)
-		return et_error("out of memory");
-	free(r->strings[idx]);
-	r->strings[idx] = s;
-	return 0;
-}
-
-int trace_reader_corrupt(struct trace_reader *r, uint64_t off, const char *what)
-{
-	return et_error("trace file %s: record at offset %" PRIu64 " is corrupt: %s", r->path,
-			off, what);
-}
+#include "vmm/util/printable.h"
 
 /* Reads exactly n bytes at the current position; 1 on success, 0 if the
  * file ends first, -1 on an I/O error. */
@@ -196,7 +161,7 @@ static int read_record(struct trace_reader *r, struct trace_record *rec)
 		rec->dropped_total = get_u64(r->buf);
 		rec->tsc = get_u64(r->buf + 8);
 		rec->text = (const char *)r->buf + 16;
-		trace_reader_sanitize((char *)r->buf + 16, len - 16);
+		printable_sanitize((char *)r->buf + 16, len - 16);
 		break;
 	case TRACE_REC_KEVENT: {
 		uint64_t word = len >= 28 ? get_u64(r->buf) : 0;
@@ -213,7 +178,7 @@ static int read_record(struct trace_reader *r, struct trace_record *rec)
 		k->payload_len = get_u32(r->buf + 24);
 		k->payload = r->buf + 28;
 		k->text = rec->text = (const char *)r->buf + 28 + k->payload_len;
-		trace_reader_sanitize((char *)k->text, len - 28 - k->payload_len);
+		printable_sanitize((char *)k->text, len - 28 - k->payload_len);
 		break;
 	}
 	case TRACE_REC_OVERHEAD:
@@ -239,7 +204,7 @@ static int read_record(struct trace_reader *r, struct trace_record *rec)
 		rec->dropped = get_u64(r->buf + 16);
 		rec->lost = get_u64(r->buf + 24);
 		rec->text = (const char *)r->buf + 32;
-		trace_reader_sanitize((char *)r->buf + 32, len - 32);
+		printable_sanitize((char *)r->buf + 32, len - 32);
 		break;
 	default:
 		/* META, SYMBOLS are decoded by the scan; unknown types are

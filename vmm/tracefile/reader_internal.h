@@ -1,20 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The trace file reader's state, shared by the files that make up the
- * reader (trace_reader.c reads records one by one, trace_scan.c learns what
- * the file holds from them at open, trace_doubt.c checks the file against
+ * reader (reader.c reads records one by one, scan.c learns what
+ * the file holds from them at open, doubt.c checks the file against
  * its own END) and by nobody else: users see struct trace_reader only
- * through vmm/trace/trace_file.h.
+ * through vmm/tracefile/trace_file.h.
  */
-#ifndef VMM_TRACE_TRACE_READER_INTERNAL_H
-#define VMM_TRACE_TRACE_READER_INTERNAL_H
+#ifndef VMM_TRACEFILE_READER_INTERNAL_H
+#define VMM_TRACEFILE_READER_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#include "vmm/trace/trace_file.h"
+#include "vmm/tracefile/trace_file.h"
 
 struct name_block {
 	struct name_block *next;
@@ -89,12 +89,10 @@ static inline uint64_t get_u64(const uint8_t *p)
 	return (uint64_t)get_u32(p) | (uint64_t)get_u32(p + 4) << 32;
 }
 
-/* Printable ASCII only: a hostile file cannot inject lines into reports. */
-void trace_reader_sanitize(char *s, size_t n);
-/* Replaces r->strings[idx] with a sanitized copy of n bytes at p. 0, or -1
- * with an error. */
+/* (reader_shared.c) Replaces r->strings[idx] with a sanitized copy of n
+ * bytes at p. 0, or -1 with an error. */
 int trace_reader_set_string(struct trace_reader *r, int idx, const uint8_t *p, size_t n);
 /* Fails with "record at offset off is corrupt: what". */
 int trace_reader_corrupt(struct trace_reader *r, uint64_t off, const char *what);
 
-#endif /* VMM_TRACE_TRACE_READER_INTERNAL_H */
+#endif /* VMM_TRACEFILE_READER_INTERNAL_H */

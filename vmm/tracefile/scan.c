@@ -4,17 +4,18 @@
  * pass: the totals and runs of struct trace_info, META's strings, the
  * SYMBOLS table, the notes (marks, drops, kernel events), the host's
  * waits (WAIT) and each DROPS reason's running total
- * (vmm/trace/trace_scan.h).
+ * (vmm/tracefile/scan.h).
  */
-#include "vmm/trace/trace_scan.h"
+#include "vmm/tracefile/scan.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "vmm/util/error.h"
-#include "vmm/trace/trace_doubt.h"
-#include "vmm/trace/trace_reader_internal.h"
+#include "vmm/tracefile/doubt.h"
+#include "vmm/tracefile/reader_internal.h"
+#include "vmm/util/printable.h"
 
 /* Decodes the META payload. Unknown trailing bytes are allowed (newer
  * writers may add fields). */
@@ -89,11 +90,11 @@ static int decode_symbols(struct trace_reader *r, uint64_t off, const uint8_t *p
 		s->addr = get_u64(p + pos);
 		s->size = get_u64(p + pos + 8);
 		s->type = (char)p[pos + 16];
-		if ((unsigned char)s->type < 0x20 || (unsigned char)s->type > 0x7e)
+		if (!printable_ascii((unsigned char)s->type))
 			s->type = 0;
 		memcpy(names, p + pos + 20, n);
 		names[n] = '\0';
-		trace_reader_sanitize(names, n);
+		printable_sanitize(names, n);
 		s->name = names;
 		names += n + 1;
 		pos += 20 + n;

@@ -17,7 +17,7 @@
  * a file system that cannot map it, gets each record assembled in a
  * buffer and handed to the kernel in one write().
  */
-#include "vmm/trace/trace_file.h"
+#include "vmm/tracefile/trace_file.h"
 
 #include <errno.h>
 #include <fcntl.h>

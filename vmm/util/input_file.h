@@ -9,6 +9,8 @@
 #ifndef VMM_UTIL_INPUT_FILE_H
 #define VMM_UTIL_INPUT_FILE_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/stat.h>
 
@@ -19,6 +21,12 @@ int input_open(const char *what, const char *path, struct stat *st);
 
 /* The same as a stdio stream ("rb"); NULL with an error. */
 FILE *input_fopen(const char *what, const char *path);
+
+/* The whole file in a malloc'ed buffer (kernels, initrds, System.map),
+ * opened as input_open() opens it; a file over max bytes is refused, and
+ * one whose size fstat() does not know (/proc, /sys) is read to its end.
+ * 0, or -1 with an error. */
+int input_read_whole_file(const char *path, size_t max, uint8_t **data, size_t *size);
 
 /* "a FIFO", "a directory", ... for a st_mode that is not a regular file. */
 const char *input_file_kind(mode_t mode);

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-#include "arch/x86/crash_report.h"
+#include "vmm/kvm/arch.h"
 
 #include <linux/kvm.h>
 #include <string.h>
-#include <sys/ioctl.h>
 
 #include "arch/x86/boot_cpu.h"
 #include "arch/x86/disasm.h"
@@ -38,14 +37,14 @@ static void exit_details(const struct kvm_run *run, FILE *out)
 static void print_instruction(struct vcpu *vcpu, const struct kvm_regs *r,
 			      const struct kvm_sregs *s, FILE *out)
 {
-	struct x86_paging pg = x86_paging_from_sregs(s);
+	struct arch_paging pg = arch_paging_of(s);
 	uint64_t linear = x86_linear(s, s->cs.base, r->rip), phys;
 	uint8_t code[MAX_INSN_BYTES];
 	size_t len = MAX_INSN_BYTES;
 	char text[160], sym[160];
 	const uint8_t *src;
 
-	if (x86_translate(&vcpu->vm->mem, &pg, linear, &phys, NULL)) {
+	if (arch_translate(&vcpu->vm->mem, &pg, linear, &phys, NULL)) {
 		fprintf(out, "  code: rip 0x%llx is not mapped\n", (unsigned long long)r->rip);
 		return;
 	}
@@ -76,17 +75,17 @@ static void print_segment(const char *name, const struct kvm_segment *seg, FILE 
 		seg->l ? " L" : "", seg->db ? " D" : "", seg->present ? "" : " not-present");
 }
 
-void crash_report(struct vcpu *vcpu, const char *what, FILE *out)
+void arch_crash_report(struct vcpu *vcpu, const char *what, FILE *out)
 {
 	if (vcpu->vm && vcpu->vm->nr_vcpus > 1)
 		fprintf(out, "earlytrace: guest stopped on vCPU %u: %s\n", vcpu->id, what);
 	else
 		fprintf(out, "earlytrace: guest stopped: %s\n", what);
 	exit_details(vcpu->run, out);
-	crash_report_state(vcpu, out);
+	arch_show_vcpu_state(vcpu, out);
 }
 
-void crash_report_state(struct vcpu *vcpu, FILE *out)
+void arch_show_vcpu_state(struct vcpu *vcpu, FILE *out)
 {
 	struct kvm_regs r;
 	struct kvm_sregs s;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "arch/x86/emulation_fallback.h"
+#include "arch/x86/kvm/emulation_fallback.h"
 
 #include <linux/kvm.h>
 #include <string.h>
@@ -25,7 +25,7 @@ static bool skip(struct vcpu *vcpu, struct kvm_regs *regs, unsigned len)
 }
 
 /* Writes len bytes at a linear address, page by page. */
-static int write_virt(const struct guest_mem *gm, const struct x86_paging *pg, uint64_t va,
+static int write_virt(const struct guest_mem *gm, const struct arch_paging *pg, uint64_t va,
 		      const void *buf, size_t len)
 {
 	const uint8_t *src = buf;
@@ -35,7 +35,7 @@ static int write_virt(const struct guest_mem *gm, const struct x86_paging *pg, u
 		size_t n;
 		uint8_t *dst;
 
-		if (x86_translate(gm, pg, va, &pa, &end))
+		if (arch_translate(gm, pg, va, &pa, &end))
 			return -1;
 		n = end && end - va < len ? (size_t)(end - va) : len;
 		dst = guest_mem_ptr(gm, pa, n);
@@ -53,7 +53,7 @@ static int write_virt(const struct guest_mem *gm, const struct x86_paging *pg, u
  * runs LDMXCSR in kernel_fpu_begin(). Faults as the CPU orders them:
  * #UD without CR4.OSFXSR, #NM with CR0.TS, #GP on reserved MXCSR bits. */
 static bool do_mxcsr(struct vcpu *vcpu, struct kvm_regs *regs, const struct kvm_sregs *sregs,
-		     const struct x86_paging *pg, const struct x86_decoded *d)
+		     const struct arch_paging *pg, const struct x86_decoded *d)
 {
 	struct kvm_fpu fpu;
 	uint32_t value;
@@ -67,7 +67,7 @@ static bool do_mxcsr(struct vcpu *vcpu, struct kvm_regs *regs, const struct kvm_
 	if (vcpu_get_fpu(vcpu, &fpu))
 		return false;
 	if (d->id == X86_INSN_LDMXCSR) {
-		if (x86_read_virt(&vcpu->vm->mem, pg, d->linear, &value, sizeof(value)))
+		if (arch_read_virt(&vcpu->vm->mem, pg, d->linear, &value, sizeof(value)))
 			return false; /* unmapped: left to the crash report */
 		if (value & ~MXCSR_VALID_BITS)
 			return vcpu_inject_exception(vcpu, X86_VECTOR_GP, true, 0) == 0;
@@ -101,7 +101,7 @@ static bool do_fwait(struct vcpu *vcpu, struct kvm_regs *regs, const struct kvm_
 /* Instructions with a 0f escape: decoded fully, then finished if known. */
 static bool do_two_byte(struct vcpu *vcpu, struct kvm_regs *regs, const struct kvm_sregs *sregs)
 {
-	struct x86_paging pg = x86_paging_from_sregs(sregs);
+	struct arch_paging pg = arch_paging_of(sregs);
 	uint8_t code[X86_MAX_INSN_LEN];
 	size_t len = sizeof(code);
 	struct x86_decoded d;
@@ -109,11 +109,11 @@ static bool do_two_byte(struct vcpu *vcpu, struct kvm_regs *regs, const struct k
 
 	/* Up to 15 bytes, or up to the end of the page when the next one is
 	 * not mapped (the instruction may still fit). */
-	if (x86_translate(&vcpu->vm->mem, &pg, rip, &pa, &end))
+	if (arch_translate(&vcpu->vm->mem, &pg, rip, &pa, &end))
 		return false;
-	if (x86_read_virt(&vcpu->vm->mem, &pg, rip, code, len) && end && end - rip < len)
+	if (arch_read_virt(&vcpu->vm->mem, &pg, rip, code, len) && end && end - rip < len)
 		len = (size_t)(end - rip);
-	if (x86_read_virt(&vcpu->vm->mem, &pg, rip, code, len) ||
+	if (arch_read_virt(&vcpu->vm->mem, &pg, rip, code, len) ||
 	    x86_decode_for_emulation(code, len, x86_code_mode(sregs), regs, sregs, &d))
 		return false;
 	switch (d.id) {
@@ -149,7 +149,7 @@ bool emulation_fallback(struct vcpu *vcpu)
 {
 	struct kvm_regs regs;
 	struct kvm_sregs sregs;
-	struct x86_paging pg;
+	struct arch_paging pg;
 	const uint8_t *insn;
 	uint64_t phys;
 	bool done;
@@ -158,8 +158,8 @@ bool emulation_fallback(struct vcpu *vcpu)
 	    vcpu_get_regs(vcpu, &regs, &sregs) < 0)
 		return false;
 	/* Our own walk: no KVM_TRANSLATE round trip on every breakpoint hit. */
-	pg = x86_paging_from_sregs(&sregs);
-	if (x86_translate(&vcpu->vm->mem, &pg, x86_linear(&sregs, sregs.cs.base, regs.rip), &phys, NULL))
+	pg = arch_paging_of(&sregs);
+	if (arch_translate(&vcpu->vm->mem, &pg, x86_linear(&sregs, sregs.cs.base, regs.rip), &phys, NULL))
 		return false;
 	insn = guest_mem_ptr(&vcpu->vm->mem, phys, 1);
 	if (!insn)

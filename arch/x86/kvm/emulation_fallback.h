@@ -6,8 +6,8 @@
  * have done. On a KVM that runs them natively this code is never reached,
  * so it cannot change what a guest sees there.
  */
-#ifndef ARCH_X86_EMULATION_FALLBACK_H
-#define ARCH_X86_EMULATION_FALLBACK_H
+#ifndef ARCH_X86_KVM_EMULATION_FALLBACK_H
+#define ARCH_X86_KVM_EMULATION_FALLBACK_H
 
 #include <stdbool.h>
 
@@ -17,4 +17,4 @@
  * completed (or its exception delivered) and the guest can go on. */
 bool emulation_fallback(struct vcpu *vcpu);
 
-#endif /* ARCH_X86_EMULATION_FALLBACK_H */
+#endif /* ARCH_X86_KVM_EMULATION_FALLBACK_H */

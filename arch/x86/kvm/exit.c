@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-#include "arch/x86/exit.h"
+#include "vmm/kvm/arch.h"
 
 #include "arch/x86/cpu_mode.h"
-#include "arch/x86/emulation_fallback.h"
+#include "arch/x86/kvm/emulation_fallback.h"
 #include "arch/x86/insn.h"
 #include "arch/x86/page_walk.h"
 #include "vmm/kvm/kvm_traits.h"
@@ -49,25 +49,25 @@ enum exit_verdict arch_handle_exit(struct vcpu *vcpu, const char **why)
 }
 
 /* The code byte at linear address `va`, or -1 when it cannot be read. */
-static int code_byte(struct vcpu *vcpu, const struct x86_paging *pg, uint64_t va)
+static int code_byte(struct vcpu *vcpu, const struct arch_paging *pg, uint64_t va)
 {
 	uint8_t b;
 
-	return x86_read_virt(&vcpu->vm->mem, pg, va, &b, 1) ? -1 : b;
+	return arch_read_virt(&vcpu->vm->mem, pg, va, &b, 1) ? -1 : b;
 }
 
 enum arch_shutdown arch_shutdown_kind(struct vcpu *vcpu)
 {
 	struct kvm_regs r;
 	struct kvm_sregs s;
-	struct x86_paging pg;
+	struct arch_paging pg;
 	uint64_t rip;
 
 	if (vcpu->vm->traits && !vcpu->vm->traits->shutdown_keeps_state)
 		return ARCH_SHUTDOWN_STATE_LOST;
 	if (vcpu_get_regs(vcpu, &r, &s) < 0 || s.idt.limit != 0)
 		return ARCH_SHUTDOWN_CRASH;
-	pg = x86_paging_from_sregs(&s);
+	pg = arch_paging_of(&s);
 	rip = x86_linear(&s, s.cs.base, r.rip);
 	return code_byte(vcpu, &pg, rip) == X86_OPCODE_INT3 ||
 			       code_byte(vcpu, &pg, x86_linear(&s, s.cs.base, r.rip - 1)) ==

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "arch/x86/reset_vector.h"
+#include "arch/x86/kvm/reset_vector.h"
 
 #include <string.h>
 

@@ -9,12 +9,12 @@
  * write the reset value to the reset control register
  * (vmm/hw/reset_control.c), so this path ends the run like the others.
  */
-#ifndef ARCH_X86_RESET_VECTOR_H
-#define ARCH_X86_RESET_VECTOR_H
+#ifndef ARCH_X86_KVM_RESET_VECTOR_H
+#define ARCH_X86_KVM_RESET_VECTOR_H
 
 #include <stdbool.h>
 
-#include "vmm/kvm/guest_mem.h"
+#include "vmm/mem/guest_mem.h"
 #include "vmm/kvm/vcpu.h"
 
 #ifdef __cplusplus
@@ -33,4 +33,4 @@ bool reset_vector_is_running(struct vcpu *vcpu);
 }
 #endif
 
-#endif /* ARCH_X86_RESET_VECTOR_H */
+#endif /* ARCH_X86_KVM_RESET_VECTOR_H */

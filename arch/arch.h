@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The architecture, as code outside arch/ sees it: the one header the
+ * tracer, the machine and the commands include for what differs between
+ * architectures, as Firecracker's arch/mod.rs re-exports its target's
+ * module and Linux's generic code includes <asm/...>. Each architecture's
+ * arch.h defines the same names (the ARCH_* constants, the arch_*
+ * functions and struct arch_paging); a port to another one writes its
+ * own arch/<arch>/arch.h, the files it includes, and arch/<arch>/kvm/
+ * (the hooks of vmm/kvm/arch.h).
+ */
+#ifndef ARCH_ARCH_H
+#define ARCH_ARCH_H
+
+#if defined(__x86_64__)
+#include "arch/x86/arch.h"
+#else
+#error "earlytrace runs on x86-64 hosts only (arch/x86/)"
+#endif
+
+#endif /* ARCH_ARCH_H */
