@@ -79,6 +79,7 @@ build $out/obj/fuzz/targets_kernel.o: cc fuzz/targets_kernel.c
 build $out/obj/fuzz/targets_trace.o: cc fuzz/targets_trace.c
 build $out/obj/fuzz/targets_guest.o: cc fuzz/targets_guest.c
 build $out/obj/fuzz/targets_paging.o: cc fuzz/targets_paging.c
+build $out/obj/fuzz/targets_printk.o: cc fuzz/targets_printk.c
 build $out/obj/fuzz/targets_ftrace.o: cc fuzz/targets_ftrace.c
 # domain_xml: libvirt's domain parser (libxml2), outside libearlytrace.a.
 build $out/obj/fuzz/targets_libvirt.o: cc fuzz/targets_libvirt.c
@@ -94,6 +95,7 @@ for t in "$@"; do
 	echo "build $out/fuzz_$t: link $out/obj/fuzz/fuzz_$t.o $out/obj/fuzz/targets.o" \
 		"$out/obj/fuzz/targets_kernel.o $out/obj/fuzz/targets_trace.o" \
 		"$out/obj/fuzz/targets_guest.o $out/obj/fuzz/targets_paging.o" \
+		"$out/obj/fuzz/targets_printk.o" \
 		"$out/obj/fuzz/targets_ftrace.o $out/obj/fuzz/targets_libvirt.o" \
 		"$out/obj/vmm/libvirt/domain_parse.o $out/obj/fuzz/targets_tracedat.o" \
 		"$out/obj/tests/tracedat_read.o $out/libearlytrace.a"

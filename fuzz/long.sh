@@ -12,8 +12,8 @@
 #   - the table (executions, seconds, coverage, findings) is appended to
 #     build/fuzz/long-results.txt with the date.
 # Targets run side by side, FUZZ_LONG_JOBS at a time (default: one per
-# CPU; each libFuzzer process uses one): 14 targets of up to an hour are
-# 14 hours on one CPU, 7 on two. Each run is built once, then started with
+# CPU; each libFuzzer process uses one): 15 targets of up to an hour are
+# 15 hours on one CPU, 8 on two. Each run is built once, then started with
 # its own table; the tables are joined in the order the targets were named.
 # Any FUZZ_RUNS_<target> / FUZZ_MAX_TIME_<target> already set wins.
 set -uo pipefail
@@ -23,7 +23,7 @@ LONG_RUNS=${FUZZ_LONG_RUNS:-10000000}
 LONG_TIME=${FUZZ_LONG_TIME:-3600}
 OUT=build/fuzz
 TARGETS=(elf bzimage system_map kallsyms trace_reader hypercall tramp_drain page_walk expect
-	ftrace_page ftrace_ring panic_message domain_xml tracedat_readback)
+	ftrace_page ftrace_ring panic_message printk_format domain_xml tracedat_readback)
 if [ $# -gt 0 ]; then TARGETS=("$@"); fi
 for t in "${TARGETS[@]}"; do
 	runs_var="FUZZ_RUNS_$t" time_var="FUZZ_MAX_TIME_$t"

@@ -919,6 +919,43 @@ def seeds_panic_message():
           panic_input(b"%s|%s", [0x1000 - 4, 0x5000], ram=b"\0" * 0xffc + b"abcd"))
 
 
+def printk_input(fmt, args=b"", mode=0, max_width=256, out_size=512):
+    """fuzz_printk_format's layout: mode (1 printable, 2 kernel rules,
+    4 best effort, 8 4-byte longs, 16 symbols, 32 the long missing mark),
+    u16 max width, u16 output size, u16 format length, the format, then
+    the arguments: integers as their bytes, a string as u8 length and its
+    bytes, a pointer as u8 kind (odd: text as for a string) and 8 bytes."""
+    return u8(mode) + u16(max_width) + u16(out_size) + u16(len(fmt)) + fmt + args
+
+
+def printk_str(s):
+    return u8(len(s)) + s
+
+
+def seeds_printk_format():
+    bprint, panic = 2 | 16 | 32, 1 | 4 | 16
+    ints = u32(7) + u32(42) + u32(-6) + u32(255) + u8(0x41) + u16(0x8000)
+    write("printk_format", "kernel-rules.bin",
+          printk_input(b"[%*d] [%-*x] [%#o] [%c] [%hd] [%.3d] [%+05d]",
+                       ints + u32(8) + u32(5) + u32(9), mode=bprint))
+    write("printk_format", "panic-rules.bin",
+          printk_input(b"\001code %d %lld %zu %s %.2s %%\n",
+                       u32(0xfffffff9) + u64(2**63) + u64(12) + printk_str(b"init\tx") +
+                       printk_str(b"abcdef"), mode=panic, max_width=64, out_size=256))
+    write("printk_format", "pointers.bin",
+          printk_input(b"%pS %ps %pB %pe %px %p %pM %pK",
+                       u8(0) + u64(0x1000) + u8(0) + u64(0x1001) + u8(0) + u64(0x1002) +
+                       u8(0) + u64(-22) + u8(0) + u64(0x10) + u8(0) + u64(0xff) +
+                       u8(1) + printk_str(b"00:11:22:33:44:55"), mode=bprint))
+    write("printk_format", "hostile.bin",
+          printk_input(b"%999999999d %*d %.*s %n %5% %j %q %l",
+                       u32(1) + u32(0x80000000) + u32(2) + u32(-1) + printk_str(b"\0\xff\x7f"),
+                       mode=4 | 8, out_size=40))
+    write("printk_format", "cut.bin",
+          printk_input(b"%s and more %s", printk_str(b"0123456789") + u8(0xff), mode=2,
+                       out_size=8))
+
+
 def seeds_domain_xml():
     """libvirt domain definitions, as `virsh dumpxml` gives them."""
     os_direct = ("<os><type arch='x86_64' machine='pc-q35-7.2'>hvm</type>"
@@ -966,6 +1003,7 @@ def main():
     seeds_ftrace_page()
     seeds_ftrace_ring()
     seeds_panic_message()
+    seeds_printk_format()
     seeds_domain_xml()
 
 

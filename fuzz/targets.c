@@ -129,6 +129,7 @@ const struct fuzz_target fuzz_targets[] = {
 	{ "ftrace_page", fuzz_ftrace_page },
 	{ "ftrace_ring", fuzz_ftrace_ring },
 	{ "panic_message", fuzz_panic_message },
+	{ "printk_format", fuzz_printk_format },
 	{ "domain_xml", fuzz_domain_xml },
 	{ "tracedat_readback", fuzz_tracedat_readback },
 	{ NULL, NULL },

@@ -80,6 +80,10 @@ void fuzz_ftrace_layout(struct ftrace_layout *L);
  * RAM made of the rest of the bytes. */
 int fuzz_panic_message(const uint8_t *data, size_t size);
 
+/* printk_format() itself (fuzz/targets_printk.c): any format in any style,
+ * with arguments, strings, pointers and symbol names from the bytes. */
+int fuzz_printk_format(const uint8_t *data, size_t size);
+
 /* libvirt_domain_parse() on the bytes as a domain definition
  * (fuzz/targets_libvirt.c): its error or notes must be one line each. */
 int fuzz_domain_xml(const uint8_t *data, size_t size);

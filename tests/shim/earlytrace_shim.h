@@ -34,6 +34,7 @@
 #include "vmm/loader/decompress.h"
 #include "vmm/loader/initrd.h"
 #include "vmm/loader/kernel_image.h"
+#include "vmm/printk/printk_format.h"
 #include "vmm/run/end.h"
 #include "vmm/symbols/symtab.h"
 #include "vmm/report/report.h"

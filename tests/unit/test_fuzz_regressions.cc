@@ -89,6 +89,7 @@ TEST(FuzzRegression, FtraceLayoutIsTheFixtures)
 	EXPECT_EQ(memcmp(&fuzz, &fix, sizeof(fix)), 0);
 }
 TEST(FuzzRegression, PanicMessage) { check_target("panic_message"); }
+TEST(FuzzRegression, PrintkFormat) { check_target("printk_format"); }
 TEST(FuzzRegression, DomainXml) { check_target("domain_xml"); }
 TEST(FuzzRegression, TracedatReadback) { check_target("tracedat_readback"); }
 

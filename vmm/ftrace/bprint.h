@@ -3,7 +3,8 @@
  * Renders a trace_printk() message recorded in binary form (a bprint
  * event): the kernel keeps the format's address and the arguments packed
  * by vbin_printf() (lib/vsprintf.c), and prints them only when the trace
- * is read. This is that printing, for the host, bounded:
+ * is read. This is that printing, for the host, bounded: this file reads
+ * the arguments as packed, vmm/printk/ renders the text. The packing:
  *   - integers are stored at their own alignment (char 1, short 2, int 4)
  *     and 8-byte ones (long, long long, size_t, pointers) 4-aligned;
  *   - a "*" width or precision is an int;

@@ -1,315 +1,134 @@
 /* SPDX-License-Identifier: MIT */
 #include "vmm/machine/panic_message.h"
 
-#include <ctype.h>
-#include <inttypes.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "arch/arch.h"
+#include "vmm/printk/printk_format.h"
 
-#define MAX_WIDTH 64 /* a guest's %1000000d must not fill the message */
+/* Room for a %pS name: a long one is cut where it always was. */
+#define PANIC_SYMBOL_MAX 160
 
-struct out {
-	char *buf;
-	size_t len, used; /* used < len: room for the NUL */
+/*
+ * Panic's way to render (vmm/printk/printk_format.h): a one-line,
+ * printable message, best effort. A missing argument or an unreadable
+ * string is a '?' and the message goes on; a width is at most 64.
+ */
+static const struct printk_style panic_style = {
+	.max_width = 64, /* a guest's %1000000d must not fill the message */
+	.printable_only = true,
+	.kernel_rules = false,
+	.best_effort = true,
+	.missing_mark = "?",
 };
 
-/* Printable characters only; whitespace that would break a line is a
- * space. */
-static void put(struct out *o, char c)
-{
-	if (o->used + 1 >= o->len)
-		return;
-	if (c == '\n' || c == '\t' || c == '\r')
-		c = ' ';
-	else if (!isprint((unsigned char)c))
-		c = '?';
-	o->buf[o->used++] = c;
-}
-
-static void put_str(struct out *o, const char *s, size_t n)
-{
-	for (size_t i = 0; i < n && s[i]; i++)
-		put(o, s[i]);
-}
-
-struct spec {
-	bool left, zero, plus, space, alt;
-	int width, precision; /* -1: not given */
-	int size;	      /* 'H' hh, 'h', 'i' int, 'l', 'L' long long */
-	char conv;
+/* The argument words, in order, as printk_format() asks for them. */
+struct word_source {
+	const struct panic_args *a;
+	unsigned next;
+	char string[PANIC_STRING_ARG_MAX + 1]; /* the last %s read */
 };
 
-/* Takes the next argument word: false when none is left. */
-static bool next_word(const struct panic_args *a, unsigned *i, uint64_t *v)
+static bool next_word(struct word_source *w, uint64_t *v)
 {
-	if (*i >= a->nr)
+	if (w->next >= w->a->nr)
 		return false;
-	*v = a->words[(*i)++];
+	*v = w->a->words[w->next++];
 	return true;
 }
 
-/* The value of an integer conversion, sign-extended or truncated to its
- * C type; 32-bit code passes a long long in two words. */
-static bool next_int(const struct panic_args *a, unsigned *i, const struct spec *sp,
-		     uint64_t *v, bool *negative)
+/* 32-bit code passes a long long in two words. */
+static bool next_int(void *ctx, unsigned bytes, uint64_t *v)
 {
-	bool is_signed = sp->conv == 'd' || sp->conv == 'i';
-	unsigned bits;
+	struct word_source *w = ctx;
+	uint64_t hi;
 
-	if (!next_word(a, i, v))
+	if (!next_word(w, v))
 		return false;
-	if (sp->size == 'L' && a->word_bytes == 4) {
-		uint64_t hi;
-
-		if (!next_word(a, i, &hi))
+	if (bytes == 8 && w->a->word_bytes == 4) {
+		if (!next_word(w, &hi))
 			return false;
 		*v = (uint32_t)*v | hi << 32;
 	}
-	bits = sp->size == 'H' ? 8 : sp->size == 'h' ? 16 : sp->size == 'i' ? 32 :
-	       sp->size == 'l' ? a->word_bytes * 8 : 64;
-	if (bits < 64) {
-		uint64_t mask = (1ull << bits) - 1, sign = 1ull << (bits - 1);
-
-		*v &= mask;
-		if (is_signed && (*v & sign))
-			*v |= ~mask;
-	}
-	*negative = is_signed && (int64_t)*v < 0;
-	if (*negative)
-		*v = 0 - *v;
 	return true;
 }
 
-static void put_padded(struct out *o, const struct spec *sp, const char *prefix,
-		       const char *digits)
+/* The string at the next word's address, read from guest memory: at most
+ * max and PANIC_STRING_ARG_MAX bytes; false when its first byte cannot be
+ * read. */
+static bool next_string(void *ctx, size_t max, const char **text, size_t *len)
 {
-	size_t plen = strlen(prefix), dlen = strlen(digits);
-	int pad = sp->width > (int)(plen + dlen) ? sp->width - (int)(plen + dlen) : 0;
-
-	if (!sp->left && !sp->zero)
-		while (pad-- > 0)
-			put(o, ' ');
-	put_str(o, prefix, plen);
-	if (!sp->left && sp->zero)
-		while (pad-- > 0)
-			put(o, '0');
-	put_str(o, digits, dlen);
-	while (sp->left && pad-- > 0)
-		put(o, ' ');
-}
-
-static void put_int(struct out *o, const struct panic_args *a, unsigned *i,
-		    const struct spec *sp)
-{
-	char digits[32], prefix[4] = "";
-	uint64_t v;
-	bool negative;
-
-	if (!next_int(a, i, sp, &v, &negative)) {
-		put(o, '?');
-		return;
-	}
-	switch (sp->conv) {
-	case 'x':
-		snprintf(digits, sizeof(digits), "%" PRIx64, v);
-		break;
-	case 'X':
-		snprintf(digits, sizeof(digits), "%" PRIX64, v);
-		break;
-	case 'o':
-		snprintf(digits, sizeof(digits), "%" PRIo64, v);
-		break;
-	default:
-		snprintf(digits, sizeof(digits), "%" PRIu64, v);
-		break;
-	}
-	if (negative)
-		strcpy(prefix, "-");
-	else if ((sp->conv == 'd' || sp->conv == 'i') && (sp->plus || sp->space))
-		strcpy(prefix, sp->plus ? "+" : " ");
-	else if (sp->alt && v && (sp->conv == 'x' || sp->conv == 'X'))
-		strcpy(prefix, sp->conv == 'x' ? "0x" : "0X");
-	put_padded(o, sp, prefix, digits);
-}
-
-static void put_string(struct out *o, const struct panic_args *a, unsigned *i,
-		       const struct spec *sp)
-{
-	char s[PANIC_STRING_ARG_MAX + 1] = "(null)";
-	size_t n, max = PANIC_STRING_ARG_MAX;
+	struct word_source *w = ctx;
 	uint64_t va;
+	size_t n;
 
-	if (!next_word(a, i, &va) || !a->read) {
-		put(o, '?');
-		return;
+	if (!next_word(w, &va) || !w->a->read)
+		return false;
+	if (max > PANIC_STRING_ARG_MAX)
+		max = PANIC_STRING_ARG_MAX;
+	*text = w->string;
+	if (!va) {
+		strcpy(w->string, "(null)");
+		*len = strlen(w->string);
+		return true;
 	}
-	if (sp->precision >= 0 && (size_t)sp->precision < max)
-		max = (size_t)sp->precision;
-	if (va) {
-		/* Byte by byte: a string may end just before an unmapped page. */
-		for (n = 0; n < max; n++) {
-			if (a->read(a->read_ctx, va + n, &s[n], 1)) {
-				if (n == 0) {
-					put(o, '?');
-					return;
-				}
-				break;
-			}
-			if (!s[n])
-				break;
+	/* Byte by byte: a string may end just before an unmapped page. */
+	for (n = 0; n < max; n++) {
+		if (w->a->read(w->a->read_ctx, va + n, &w->string[n], 1)) {
+			if (n == 0)
+				return false;
+			break;
 		}
-		s[n] = '\0';
-	}
-	put_padded(o, sp, "", s);
-}
-
-/* %p and Linux's extensions: the letters after it belong to it. */
-static const char *put_pointer(struct out *o, const struct panic_args *a, unsigned *i,
-			       const struct spec *sp, const char *f)
-{
-	bool symbol = *f && strchr("SsBFf", *f) && a->symbolize;
-	char text[160];
-	uint64_t v;
-
-	while (isalnum((unsigned char)*f))
-		f++;
-	if (!next_word(a, i, &v)) {
-		put(o, '?');
-		return f;
-	}
-	if (a->word_bytes == 4)
-		v = (uint32_t)v;
-	if (!symbol || !a->symbolize(a->symbolize_ctx, v, text, sizeof(text)))
-		snprintf(text, sizeof(text), "0x%" PRIx64, v);
-	put_padded(o, sp, "", text);
-	return f;
-}
-
-/* Parses one conversion after its '%'; returns where the format goes on. */
-static const char *parse_spec(const char *f, const struct panic_args *a, unsigned *i,
-			      struct spec *sp)
-{
-	uint64_t star;
-
-	*sp = (struct spec){ .width = -1, .precision = -1, .size = 'i' };
-	for (;; f++) {
-		if (*f == '-')
-			sp->left = true;
-		else if (*f == '0')
-			sp->zero = true;
-		else if (*f == '+')
-			sp->plus = true;
-		else if (*f == ' ')
-			sp->space = true;
-		else if (*f == '#')
-			sp->alt = true;
-		else
+		if (!w->string[n])
 			break;
 	}
-	if (*f == '*') {
-		f++;
-		if (next_word(a, i, &star))
-			sp->width = (int)(int32_t)star;
-	} else {
-		for (sp->width = 0; isdigit((unsigned char)*f); f++)
-			sp->width = sp->width < MAX_WIDTH ? sp->width * 10 + (*f - '0') : MAX_WIDTH;
-	}
-	if (sp->width > MAX_WIDTH)
-		sp->width = MAX_WIDTH;
-	if (*f == '.') {
-		f++;
-		if (*f == '*') {
-			f++;
-			if (next_word(a, i, &star))
-				sp->precision = (int)(int32_t)star;
-		} else {
-			for (sp->precision = 0; isdigit((unsigned char)*f); f++)
-				if (sp->precision < PANIC_MESSAGE_MAX)
-					sp->precision = sp->precision * 10 + (*f - '0');
-		}
-	}
-	if (f[0] == 'h' && f[1] == 'h') {
-		sp->size = 'H';
-		f += 2;
-	} else if (f[0] == 'l' && f[1] == 'l') {
-		sp->size = 'L';
-		f += 2;
-	} else if (*f == 'h') {
-		sp->size = 'h';
-		f++;
-	} else if (*f == 'l' || *f == 'z' || *f == 'Z' || *f == 't') {
-		sp->size = 'l'; /* long, size_t, ptrdiff_t: a word */
-		f++;
-	} else if (*f == 'j' || *f == 'L' || *f == 'q') {
-		sp->size = 'L';
-		f++;
-	}
-	sp->conv = *f;
-	return *f ? f + 1 : f;
+	*len = n;
+	return true;
+}
+
+/* Every %p is the word itself, an address of the code's width. */
+static bool next_pointer(void *ctx, char extension, struct printk_pointer *p)
+{
+	struct word_source *w = ctx;
+
+	(void)extension;
+	if (!next_word(w, &p->address))
+		return false;
+	if (w->a->word_bytes == 4)
+		p->address = (uint32_t)p->address;
+	return true;
+}
+
+/* The vCPU's symbolizer always gives the offset. */
+static bool symbol(void *ctx, uint64_t addr, bool with_offset, char *buf, size_t size)
+{
+	struct word_source *w = ctx;
+
+	(void)with_offset;
+	return w->a->symbolize &&
+	       w->a->symbolize(w->a->symbolize_ctx, addr, buf,
+			       size < PANIC_SYMBOL_MAX ? size : PANIC_SYMBOL_MAX);
 }
 
 const char *panic_message_format(const char *fmt, const struct panic_args *a, char *out,
 				 size_t len)
 {
-	struct out o = { out, len, 0 };
-	unsigned i = 0;
-	const char *f = fmt;
+	struct word_source w = { .a = a };
+	const struct printk_args args = { &w, a->word_bytes, next_int, next_string, next_pointer,
+					  symbol };
+	struct printk_result res;
 
 	if (!len)
 		return out;
 	/* printk's level prefixes: KERN_SOH and a level character. */
-	while (f[0] == '\001' && f[1])
-		f += 2;
-	while (*f) {
-		struct spec sp;
-
-		if (*f != '%') {
-			put(&o, *f++);
-			continue;
-		}
-		f = parse_spec(f + 1, a, &i, &sp);
-		switch (sp.conv) {
-		case 'd':
-		case 'i':
-		case 'u':
-		case 'x':
-		case 'X':
-		case 'o':
-			put_int(&o, a, &i, &sp);
-			break;
-		case 'c': {
-			uint64_t c;
-
-			if (next_word(a, &i, &c))
-				put(&o, (char)c);
-			else
-				put(&o, '?');
-			break;
-		}
-		case 's':
-			put_string(&o, a, &i, &sp);
-			break;
-		case 'p':
-			f = put_pointer(&o, a, &i, &sp, f);
-			break;
-		case '%':
-			put(&o, '%');
-			break;
-		case '\0':
-			break;
-		default: /* not a conversion printk knows: as it stands */
-			put(&o, '%');
-			put(&o, sp.conv);
-			break;
-		}
-	}
+	while (fmt[0] == '\001' && fmt[1])
+		fmt += 2;
+	printk_format(fmt, &panic_style, &args, out, len, &res);
 	/* Linux's messages often end in "\n", which became a space. */
-	while (o.used && out[o.used - 1] == ' ')
-		o.used--;
-	out[o.used] = '\0';
+	while (res.len && out[res.len - 1] == ' ')
+		res.len--;
+	out[res.len] = '\0';
 	return out;
 }
 

@@ -4,11 +4,11 @@
  * printk format string in guest memory and its arguments in registers and
  * on the stack; at the breakpoint on panic()'s first instruction the VMM
  * reads the format (bounded) and the first few arguments and renders them
- * as vsnprintf would: %d %i %u %x %X %o %c %s with flags, width, precision
- * and the h/l/ll/z/t/j sizes; %p and its extensions as a hex address,
- * %pS/%ps/%pB/%pF/%pf as a symbol. The guest is untrusted: every read is
- * bounded, and the message keeps printable characters only (newlines and
- * tabs become spaces, anything else '?').
+ * through vmm/printk/ as vsnprintf would: %d %i %u %x %X %o %c %s with
+ * flags, width, precision and the h/l/ll/z/t/j sizes; %p and its
+ * extensions as a hex address, %pS/%ps/%pB/%pF/%pf as a symbol. The guest
+ * is untrusted: every read is bounded, and the message keeps printable
+ * characters only (newlines and tabs become spaces, anything else '?').
  */
 #ifndef VMM_PANIC_MESSAGE_H
 #define VMM_PANIC_MESSAGE_H
