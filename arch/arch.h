@@ -5,15 +5,18 @@
  * architectures, as Firecracker's arch/mod.rs re-exports its target's
  * module and Linux's generic code includes <asm/...>. Each architecture's
  * arch.h defines the same names (the ARCH_* constants, the arch_*
- * functions and struct arch_paging); a port to another one writes its
- * own arch/<arch>/arch.h, the files it includes, and arch/<arch>/kvm/
- * (the hooks of vmm/kvm/arch.h).
+ * functions and struct arch_paging) and boots a kernel through the same
+ * boot.h and cmdline.h functions; a port to another one writes its own
+ * arch/<arch>/arch.h, the files it includes, arch/<arch>/boot/ and
+ * arch/<arch>/kvm/ (the hooks of vmm/kvm/arch.h).
  */
 #ifndef ARCH_ARCH_H
 #define ARCH_ARCH_H
 
 #if defined(__x86_64__)
 #include "arch/x86/arch.h"
+#include "arch/x86/boot/boot.h"	 /* entering a kernel: PVH, Linux 64-bit */
+#include "arch/x86/boot/cmdline.h" /* kernel parameters a CPU model needs */
 #else
 #error "earlytrace runs on x86-64 hosts only (arch/x86/)"
 #endif

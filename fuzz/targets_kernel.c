@@ -9,7 +9,7 @@
 #include "fuzz/targets.h"
 #include "fuzz/targets_helpers.h"
 #include "trampolines/region.h"
-#include "vmm/boot/boot.h"
+#include "arch/x86/boot/boot.h"
 #include "vmm/mem/guest_mem.h"
 #include "vmm/loader/bzimage.h"
 #include "vmm/loader/decompress.h"

@@ -6,6 +6,7 @@
 #ifndef ARCH_X86_ARCH_H
 #define ARCH_X86_ARCH_H
 
+#include <elf.h>
 #include <linux/kvm.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -62,6 +63,20 @@ static inline uint64_t arch_address_mask(const struct kvm_sregs *s)
 	return x86_is_64bit_code(s) ? ~0ull : 0xffffffffull;
 }
 
+/* The width code runs at, as the site checks take it, for a kernel
+ * image of ELF class 32 or 64. */
+typedef enum x86_code_mode arch_code_mode;
+static inline arch_code_mode arch_code_mode_of_elf(unsigned elf_class)
+{
+	return elf_class == 64 ? X86_CODE64 : X86_CODE32;
+}
+
+/* Whether an ELF image is for this architecture (e_machine). */
+static inline bool arch_elf_machine_ok(unsigned machine)
+{
+	return machine == EM_X86_64 || machine == EM_386;
+}
+
 /* A site rewritten to call `target` (the trampolines), as the code runs
  * at `at`: false when the target is out of the call's reach. */
 static inline bool arch_encode_site_call(uint8_t out[ARCH_SITE_LEN], uint64_t at, uint64_t target)
@@ -78,8 +93,8 @@ static inline bool arch_encode_site_call(uint8_t out[ARCH_SITE_LEN], uint64_t at
 static inline bool arch_fentry_only_returns(const uint8_t *code, size_t len, uint64_t addr,
 					    unsigned elf_class, fentry_symbol_fn symbol, void *ctx)
 {
-	return x86_fentry_only_returns(code, len, addr, elf_class == 64 ? X86_CODE64 : X86_CODE32,
-				       symbol, ctx);
+	return x86_fentry_only_returns(code, len, addr, arch_code_mode_of_elf(elf_class), symbol,
+				       ctx);
 }
 
 /* Whether the vCPU runs 64-bit code. */

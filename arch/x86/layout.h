@@ -44,7 +44,7 @@
 /* Start of the Extended BIOS Data Area; memory from here to 1 MiB is
  * reported reserved, as on a PC. */
 #define LAYOUT_EBDA_START 0x9fc00
-/* ACPI tables (vmm/boot/acpi.c): in the BIOS area below 1 MiB, which the
+/* ACPI tables (arch/x86/boot/acpi.c): in the BIOS area below 1 MiB, which the
  * memory map reserves, where a kernel scanning for the RSDP looks. */
 #define LAYOUT_ACPI_TABLES 0xe0000
 #define LAYOUT_ACPI_TABLES_SIZE 0x1000

@@ -49,7 +49,7 @@
 #define PC_RESET_CONTROL_VALUE (PC_RESET_CONTROL_SYS | PC_RESET_CONTROL_CPU)
 
 /* Hardware-reduced ACPI's sleep registers, named by the FADT
- * (vmm/boot/acpi.c, vmm/hw/acpi_sleep.c): write (SLP_TYP << 2) | SLP_EN to
+ * (arch/x86/boot/acpi.c, vmm/hw/acpi_sleep.c): write (SLP_TYP << 2) | SLP_EN to
  * the control register to enter a sleep state; the status one reads 0. */
 #define PC_PORT_ACPI_SLEEP_CONTROL 0x600
 #define PC_PORT_ACPI_SLEEP_STATUS 0x601

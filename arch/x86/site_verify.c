@@ -26,20 +26,20 @@ static bool is_target(uint64_t t, const uint64_t *targets, size_t nr)
 	return false;
 }
 
-enum x86_site_bytes x86_site_classify(const uint8_t code[X86_SITE_LEN], uint64_t vaddr,
+enum arch_site_bytes arch_site_classify(const uint8_t code[X86_SITE_LEN], uint64_t vaddr,
 				      const uint64_t *targets, size_t nr_targets,
 				      enum x86_code_mode mode)
 {
 	if (!memcmp(code, x86_nop5, X86_SITE_LEN))
-		return X86_SITE_NOP5;
+		return ARCH_SITE_NOP;
 	if (code[0] != 0xe8)
-		return X86_SITE_OTHER;
+		return ARCH_SITE_OTHER;
 	return is_target(x86_call_target(code, vaddr, mode), targets, nr_targets)
-		       ? X86_SITE_CALL
-		       : X86_SITE_CALL_ELSEWHERE;
+		       ? ARCH_SITE_CALL
+		       : ARCH_SITE_CALL_ELSEWHERE;
 }
 
-size_t x86_endbr_len(const uint8_t *code, size_t len)
+size_t arch_entry_landing_pad_len(const uint8_t *code, size_t len)
 {
 	/* endbr64 is f3 0f 1e fa, endbr32 f3 0f 1e fb. */
 	if (len >= 4 && code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e &&
@@ -48,7 +48,7 @@ size_t x86_endbr_len(const uint8_t *code, size_t len)
 	return 0;
 }
 
-int x86_entry_scanner_open(struct x86_entry_scanner *sc, enum x86_code_mode mode)
+int arch_entry_scanner_open(struct arch_entry_scanner *sc, enum x86_code_mode mode)
 {
 	csh handle;
 
@@ -60,7 +60,7 @@ int x86_entry_scanner_open(struct x86_entry_scanner *sc, enum x86_code_mode mode
 	return 0;
 }
 
-void x86_entry_scanner_close(struct x86_entry_scanner *sc)
+void arch_entry_scanner_close(struct arch_entry_scanner *sc)
 {
 	csh handle = sc->handle;
 
@@ -68,11 +68,11 @@ void x86_entry_scanner_close(struct x86_entry_scanner *sc)
 	sc->handle = 0;
 }
 
-bool x86_scan_function_entry(struct x86_entry_scanner *sc, const uint8_t *code, size_t len,
+bool arch_scan_function_entry(struct arch_entry_scanner *sc, const uint8_t *code, size_t len,
 			     uint64_t vaddr, const uint64_t *targets, size_t nr_targets,
 			     size_t *site_off)
 {
-	size_t off = x86_endbr_len(code, len);
+	size_t off = arch_entry_landing_pad_len(code, len);
 	enum x86_code_mode mode = sc->mode;
 	cs_insn *insn;
 	bool found = false;

@@ -20,11 +20,11 @@
 extern "C" {
 #endif
 
-enum x86_site_bytes {
-	X86_SITE_NOP5,		/* 0f 1f 44 00 00 */
-	X86_SITE_CALL,		/* e8 rel32 to one of the expected targets */
-	X86_SITE_CALL_ELSEWHERE, /* e8 rel32 to something else */
-	X86_SITE_OTHER,		/* neither */
+enum arch_site_bytes {
+	ARCH_SITE_NOP,		/* 0f 1f 44 00 00 */
+	ARCH_SITE_CALL,		/* e8 rel32 to one of the expected targets */
+	ARCH_SITE_CALL_ELSEWHERE, /* e8 rel32 to something else */
+	ARCH_SITE_OTHER,		/* neither */
 };
 
 extern const uint8_t x86_nop5[X86_SITE_LEN];
@@ -34,7 +34,7 @@ extern const uint8_t x86_nop5[X86_SITE_LEN];
  * targets[0..nr_targets) are the acceptable call targets (__fentry__,
  * mcount); 0 entries are ignored. mode picks 32- or 64-bit wraparound.
  */
-enum x86_site_bytes x86_site_classify(const uint8_t code[X86_SITE_LEN], uint64_t vaddr,
+enum arch_site_bytes arch_site_classify(const uint8_t code[X86_SITE_LEN], uint64_t vaddr,
 				      const uint64_t *targets, size_t nr_targets,
 				      enum x86_code_mode mode);
 
@@ -45,25 +45,25 @@ enum x86_site_bytes x86_site_classify(const uint8_t code[X86_SITE_LEN], uint64_t
 size_t x86_code_hook_offset(const uint8_t code[X86_SITE_LEN]);
 
 /* Length of an endbr64/endbr32 at code (4), or 0: a site may follow one. */
-size_t x86_endbr_len(const uint8_t *code, size_t len);
+size_t arch_entry_landing_pad_len(const uint8_t *code, size_t len);
 
 /* The target of a 5-byte call at vaddr, wrapped to the mode's width. */
 uint64_t x86_call_target(const uint8_t code[X86_SITE_LEN], uint64_t vaddr,
 			 enum x86_code_mode mode);
 
 /* A capstone handle kept open over a scan of many functions. */
-struct x86_entry_scanner {
+struct arch_entry_scanner {
 	size_t handle; /* csh */
 	enum x86_code_mode mode;
 };
 
-int x86_entry_scanner_open(struct x86_entry_scanner *sc, enum x86_code_mode mode);
-void x86_entry_scanner_close(struct x86_entry_scanner *sc);
+int arch_entry_scanner_open(struct arch_entry_scanner *sc, enum x86_code_mode mode);
+void arch_entry_scanner_close(struct arch_entry_scanner *sc);
 
 /* Decodes the first instruction of a function with capstone (after an
  * endbr); true and *site_off set when it is a 5-byte call to one of the
  * targets. Used when a kernel recorded no sites. */
-bool x86_scan_function_entry(struct x86_entry_scanner *sc, const uint8_t *code, size_t len,
+bool arch_scan_function_entry(struct arch_entry_scanner *sc, const uint8_t *code, size_t len,
 			     uint64_t vaddr, const uint64_t *targets, size_t nr_targets,
 			     size_t *site_off);
 

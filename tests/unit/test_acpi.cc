@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "tests/shim/earlytrace_shim.h"
-#include "vmm/boot/acpi.h"
+#include "arch/x86/boot/acpi.h"
 #include "vmm/hw/acpi_sleep.h"
 #include "vmm/kvm/vm.h"
 

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "arch/arch.h"
-#include "vmm/boot/boot.h"
 #include "vmm/util/error.h"
 #include "vmm/kvm/vm.h"
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/boot/boot.h"
+#include "arch/arch.h"
 #include "vmm/util/error.h"
 #include "vmm/util/output_file.h"
 #include "vmm/libvirt/domain_name.h"

@@ -15,7 +15,6 @@
 
 #include "arch/arch.h"
 #include "vmm/cmd/cli.h"
-#include "vmm/boot/cmdline.h"
 #include "vmm/cmd/check.h"
 #include "vmm/util/error.h"
 #include "vmm/libvirt/plugin.h"

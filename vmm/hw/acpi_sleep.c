@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "vmm/boot/acpi.h"
+#include "arch/x86/boot/acpi.h"
 
 #define SLP_TYP(v) (((v) >> 2) & 7)
 #define SLP_EN 0x20

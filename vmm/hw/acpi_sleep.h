@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The sleep control and status registers of a hardware-reduced ACPI
- * machine (vmm/boot/acpi.h): a kernel powering off writes SLP_TYP 5 (S5,
+ * machine (arch/x86/boot/acpi.h): a kernel powering off writes SLP_TYP 5 (S5,
  * as \_S5 says) with SLP_EN, and the run ends with status 0, as on a
  * guest reset. Other sleep states are not offered (the DSDT has only
  * \_S5) and are ignored.

@@ -5,7 +5,7 @@
  * the RST_CPU bit (2) set resets the machine, which ends the run with
  * status 0. Three reset paths lead here: Linux's reboot=p (it writes 0x02,
  * then 0x06 or 0x0e), the ACPI reset register the FADT names (reboot=a,
- * vmm/boot/acpi.c) and the code at the BIOS reset vector
+ * arch/x86/boot/acpi.c) and the code at the BIOS reset vector
  * (arch/x86/kvm/reset_vector.c, reboot=b). Reads give back the other bits,
  * SYS_RST (1) and FULL_RST (3), as last written.
  */

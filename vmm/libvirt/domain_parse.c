@@ -21,9 +21,9 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
-#include "arch/x86/layout.h"
-#include "vmm/util/error.h"
 #include "vmm/kvm/vm.h"
+#include "vmm/mem/guest_mem.h"
+#include "vmm/util/error.h"
 #include "vmm/util/printable.h"
 
 struct parse {
@@ -216,9 +216,9 @@ static int parse_memory(struct parse *p, const xmlNode *mem)
 		goto out;
 	}
 	bytes = (uint64_t)value * scale;
-	if (bytes < LAYOUT_MIN_RAM) {
+	if (bytes < arch_guest_ram_layout()->min_size) {
 		dom_error(p, "<memory> %s %s: earlytrace needs at least %llu MiB", text,
-			  unit ? unit : "KiB", (unsigned long long)(LAYOUT_MIN_RAM >> 20));
+			  unit ? unit : "KiB", (unsigned long long)(arch_guest_ram_layout()->min_size >> 20));
 		goto out;
 	}
 	if (bytes & 0xfff) {

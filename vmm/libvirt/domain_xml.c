@@ -15,8 +15,7 @@
 #include <libxml/tree.h>
 #include <libxml/xmlsave.h>
 
-#include "arch/x86/cpu_model.h"
-#include "vmm/boot/boot.h"
+#include "arch/arch.h"
 #include "vmm/util/error.h"
 #include "vmm/libvirt/domain_name.h"
 #include "vmm/util/version.h"

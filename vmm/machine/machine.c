@@ -17,9 +17,8 @@
 
 #include "arch/x86/kvm/reset_vector.h"
 #include "earlytrace/abi.h"
-#include "vmm/boot/boot.h"
-#include "vmm/boot/cmdline.h"
-#include "vmm/boot/acpi.h"
+#include "arch/arch.h"
+#include "arch/x86/boot/acpi.h"
 #include "vmm/util/error.h"
 #include "vmm/kvm/run_loop.h"
 #include "vmm/loader/initrd.h"

@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-/* --boot: how the kernel is entered (vmm/boot/boot.c). */
+/* --boot: how the kernel is entered (arch/x86/boot/boot.c). */
 enum boot_protocol {
 	BOOT_AUTO,    /* PVH when the kernel has the note, else Linux 64-bit */
 	BOOT_PVH,     /* Xen HVM direct boot: 32-bit, paging off */

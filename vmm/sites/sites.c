@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arch/x86/site_verify.h"
+#include "arch/arch.h"
 #include "vmm/util/error.h"
 
 /* More entries than this is not a kernel (Linux has well under 100k). */
@@ -130,18 +130,18 @@ static int find_recorded(struct site_table *tab, const struct kernel_image *img,
 static int scan_functions(struct site_table *tab, const struct kernel_image *img,
 			  const struct symbols *syms, const uint64_t *targets, size_t nr_targets)
 {
-	enum x86_code_mode mode = img->elf_class == 64 ? X86_CODE64 : X86_CODE32;
-	struct x86_entry_scanner sc;
+	arch_code_mode mode = arch_code_mode_of_elf(img->elf_class);
+	struct arch_entry_scanner sc;
 	size_t funcs = 0;
 
 	if (!targets[0] && !targets[1])
 		return et_error("no recorded sites (__mcount_loc, __patchable_function_entries) "
 				"and no __fentry__ or mcount symbol to scan for");
-	if (x86_entry_scanner_open(&sc, mode))
+	if (arch_entry_scanner_open(&sc, mode))
 		return et_error("cannot open capstone");
 	tab->sites = calloc(syms->tab.nr ? syms->tab.nr : 1, sizeof(*tab->sites));
 	if (!tab->sites) {
-		x86_entry_scanner_close(&sc);
+		arch_entry_scanner_close(&sc);
 		return et_error("out of memory");
 	}
 	for (size_t i = 0; i < syms->tab.nr; i++) {
@@ -154,18 +154,18 @@ static int scan_functions(struct site_table *tab, const struct kernel_image *img
 		if (!symtab_is_text_type(s->type) || (i && s->addr == syms->tab.syms[i - 1].addr))
 			continue;
 		/* Up to endbr + a 15-byte instruction, fewer at a segment's end. */
-		while (avail > X86_SITE_LEN &&
+		while (avail > ARCH_SITE_LEN &&
 		       !kernel_image_vaddr_bytes(img, s->addr, avail + 4, &paddr, &flags))
 			avail--;
 		code = kernel_image_vaddr_bytes(img, s->addr, avail + 4, &paddr, &flags);
 		if (!code || !(flags & PF_X))
 			continue;
 		funcs++;
-		if (x86_scan_function_entry(&sc, code, avail + 4, s->addr, targets, nr_targets,
+		if (arch_scan_function_entry(&sc, code, avail + 4, s->addr, targets, nr_targets,
 					    &off))
 			tab->sites[tab->nr++].vaddr = s->addr + off;
 	}
-	x86_entry_scanner_close(&sc);
+	arch_entry_scanner_close(&sc);
 	tab->origin = SITE_ORIGIN_SCAN;
 	snprintf(tab->origin_desc, sizeof(tab->origin_desc),
 		 "capstone scan of %zu function entries", funcs);
@@ -175,12 +175,12 @@ static int scan_functions(struct site_table *tab, const struct kernel_image *img
 static void verify(struct site *site, const struct kernel_image *img,
 		   const struct symbols *syms, const uint64_t *targets, size_t nr_targets)
 {
-	enum x86_code_mode mode = img->elf_class == 64 ? X86_CODE64 : X86_CODE32;
+	arch_code_mode mode = arch_code_mode_of_elf(img->elf_class);
 	const uint8_t *code, *entry;
 	const struct symbol *sym;
 	uint32_t flags = 0;
 
-	code = kernel_image_vaddr_bytes(img, site->vaddr, X86_SITE_LEN, &site->paddr, &flags);
+	code = kernel_image_vaddr_bytes(img, site->vaddr, ARCH_SITE_LEN, &site->paddr, &flags);
 	if (!code || !(flags & PF_X)) {
 		site->reject = SITE_REJECT_UNMAPPED;
 		return;
@@ -188,17 +188,17 @@ static void verify(struct site *site, const struct kernel_image *img,
 	sym = symtab_lookup(&syms->tab, site->vaddr, &site->offset);
 	if (sym)
 		site->name = sym->name;
-	switch (x86_site_classify(code, site->vaddr, targets, nr_targets, mode)) {
-	case X86_SITE_NOP5:
+	switch (arch_site_classify(code, site->vaddr, targets, nr_targets, mode)) {
+	case ARCH_SITE_NOP:
 		site->kind = SITE_KIND_NOP5;
 		break;
-	case X86_SITE_CALL:
+	case ARCH_SITE_CALL:
 		site->kind = SITE_KIND_CALL;
 		break;
-	case X86_SITE_CALL_ELSEWHERE:
+	case ARCH_SITE_CALL_ELSEWHERE:
 		site->reject = SITE_REJECT_CALL_TARGET;
 		return;
-	case X86_SITE_OTHER:
+	case ARCH_SITE_OTHER:
 		site->reject = SITE_REJECT_BYTES;
 		return;
 	}
@@ -210,7 +210,7 @@ static void verify(struct site *site, const struct kernel_image *img,
 		return;
 	/* After an endbr64/endbr32 is the only other place a hook may sit. */
 	entry = kernel_image_vaddr_bytes(img, sym->addr, site->offset, NULL, NULL);
-	if (site->offset != 4 || !entry || x86_endbr_len(entry, 4) != 4)
+	if (site->offset != 4 || !entry || arch_entry_landing_pad_len(entry, 4) != 4)
 		site->reject = SITE_REJECT_NOT_ENTRY;
 }
 
@@ -228,7 +228,7 @@ int sites_find(struct site_table *tab, const struct kernel_image *img,
 	int ret;
 
 	memset(tab, 0, sizeof(*tab));
-	if (img->machine != EM_X86_64 && img->machine != EM_386)
+	if (!arch_elf_machine_ok(img->machine))
 		return et_error("sites: only x86 kernels are supported");
 	symbols_addr(syms, "__fentry__", &targets[0]);
 	symbols_addr(syms, "mcount", &targets[1]);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "vmm/boot/boot.h"
+#include "arch/x86/boot/boot.h"
 
 #include <elf.h>
 #include <string.h>
@@ -7,8 +7,8 @@
 #include "arch/x86/boot_cpu.h"
 #include "arch/x86/boot_paging.h"
 #include "arch/x86/layout.h"
-#include "vmm/boot/linux64.h"
-#include "vmm/boot/pvh.h"
+#include "arch/x86/boot/linux64.h"
+#include "arch/x86/boot/pvh.h"
 #include "vmm/util/error.h"
 
 static const char *const names[] = {

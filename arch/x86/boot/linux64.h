@@ -5,8 +5,8 @@
  * command line and initrd pointers), builds identity page tables and
  * enters the ELF's entry point (startup_64, physical) in long mode.
  */
-#ifndef VMM_BOOT_LINUX64_H
-#define VMM_BOOT_LINUX64_H
+#ifndef ARCH_X86_BOOT_LINUX64_H
+#define ARCH_X86_BOOT_LINUX64_H
 
 #include <stdint.h>
 
@@ -57,4 +57,4 @@ int linux64_write_boot_params(const struct guest_mem *gm, const struct kernel_im
 }
 #endif
 
-#endif /* VMM_BOOT_LINUX64_H */
+#endif /* ARCH_X86_BOOT_LINUX64_H */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "vmm/boot/acpi.h"
+#include "arch/x86/boot/acpi.h"
 
 #include <string.h>
 

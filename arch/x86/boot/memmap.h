@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The guest's physical memory map, as every boot protocol reports it. */
-#ifndef VMM_BOOT_MEMMAP_H
-#define VMM_BOOT_MEMMAP_H
+#ifndef ARCH_X86_BOOT_MEMMAP_H
+#define ARCH_X86_BOOT_MEMMAP_H
 
 #include <stdint.h>
 
@@ -29,4 +29,4 @@ unsigned memmap_build(const struct guest_mem *gm, struct memmap_entry *map, unsi
 }
 #endif
 
-#endif /* VMM_BOOT_MEMMAP_H */
+#endif /* ARCH_X86_BOOT_MEMMAP_H */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "vmm/boot/pvh.h"
+#include "arch/x86/boot/pvh.h"
 
 #include <string.h>
 

@@ -16,8 +16,8 @@
  * hardware-reduced machine it prefers EFI and, without EFI, falls back to
  * the BIOS reset vector (arch/x86/kvm/reset_vector.c).
  */
-#ifndef VMM_BOOT_ACPI_H
-#define VMM_BOOT_ACPI_H
+#ifndef ARCH_X86_BOOT_ACPI_H
+#define ARCH_X86_BOOT_ACPI_H
 
 #include <stdint.h>
 
@@ -42,4 +42,4 @@ uint64_t acpi_write_tables_cpus(const struct guest_mem *gm, unsigned nr_cpus);
 }
 #endif
 
-#endif /* VMM_BOOT_ACPI_H */
+#endif /* ARCH_X86_BOOT_ACPI_H */

@@ -4,8 +4,8 @@
  * its first instruction: boot structures in guest memory and the vCPU's
  * register state.
  */
-#ifndef VMM_BOOT_BOOT_H
-#define VMM_BOOT_BOOT_H
+#ifndef ARCH_X86_BOOT_BOOT_H
+#define ARCH_X86_BOOT_BOOT_H
 
 #include <linux/kvm.h>
 #include <stdint.h>
@@ -54,4 +54,4 @@ int boot_prepare(const struct guest_mem *gm, const struct kernel_image *img,
 }
 #endif
 
-#endif /* VMM_BOOT_BOOT_H */
+#endif /* ARCH_X86_BOOT_BOOT_H */

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-#include "vmm/boot/linux64.h"
+#include "arch/x86/boot/linux64.h"
 
 #include <string.h>
 
 #include "arch/x86/layout.h"
-#include "vmm/boot/memmap.h"
+#include "arch/x86/boot/memmap.h"
 #include "vmm/util/error.h"
 
 static void put16(uint8_t *p, uint16_t v)

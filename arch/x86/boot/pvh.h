@@ -5,13 +5,13 @@
  * the command line and the modules (initrd), and enters the kernel at its
  * PHYS32_ENTRY in 32-bit protected mode with ebx pointing at it.
  */
-#ifndef VMM_BOOT_PVH_H
-#define VMM_BOOT_PVH_H
+#ifndef ARCH_X86_BOOT_PVH_H
+#define ARCH_X86_BOOT_PVH_H
 
 #include <stdint.h>
 
 #include "earlytrace/xen_pvh.h"
-#include "vmm/boot/memmap.h"
+#include "arch/x86/boot/memmap.h"
 #include "vmm/mem/guest_mem.h"
 
 #ifdef __cplusplus
@@ -36,4 +36,4 @@ int pvh_write_start_info(const struct guest_mem *gm, const struct pvh_boot_info 
 }
 #endif
 
-#endif /* VMM_BOOT_PVH_H */
+#endif /* ARCH_X86_BOOT_PVH_H */

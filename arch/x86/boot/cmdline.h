@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Assembling the kernel command line the guest receives. */
-#ifndef VMM_BOOT_CMDLINE_H
-#define VMM_BOOT_CMDLINE_H
+#ifndef ARCH_X86_BOOT_CMDLINE_H
+#define ARCH_X86_BOOT_CMDLINE_H
 
 #include <stdbool.h>
 
@@ -26,4 +26,4 @@ bool cmdline_has_param(const char *cmdline, const char *name);
 }
 #endif
 
-#endif /* VMM_BOOT_CMDLINE_H */
+#endif /* ARCH_X86_BOOT_CMDLINE_H */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "vmm/boot/memmap.h"
+#include "arch/x86/boot/memmap.h"
 
 #include "arch/x86/layout.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "vmm/boot/cmdline.h"
+#include "arch/x86/boot/cmdline.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
