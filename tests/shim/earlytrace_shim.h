@@ -41,6 +41,7 @@
 #include "vmm/trace/hang_watch.h"
 #include "vmm/trace/overhead.h"
 #include "vmm/trace/wait_spread.h"
+#include "vmm/util/grow.h"
 #include "vmm/util/sorted.h"
 
 #endif /* TESTS_SHIM_EARLYTRACE_SHIM_H */
