@@ -138,7 +138,7 @@ int cmd_domain_xml(int argc, char **argv)
 					: domain_xml_default_name(opts.run.kernel, name, sizeof(name));
 	xml = libvirt_plugin_domain_xml_write(&opts.run, opts.name, &notes);
 	for (size_t i = 0; i < notes.nr; i++)
-		fprintf(stderr, "earlytrace: %s\n", notes.lines[i]);
+		et_warn("%s", notes.lines[i]);
 	if (!xml || write_out(xml, &opts))
 		goto out;
 	status = 0;

@@ -404,8 +404,7 @@ static void warn_untraceable(void *ctx, const struct expect_list *l, const struc
 			     const char *func, const char *why)
 {
 	(void)ctx;
-	fprintf(stderr, "earlytrace: %s:%u: warning: '%s' cannot be in this trace: %s\n", l->name,
-		e->line, func, why);
+	et_warn("%s:%u: warning: '%s' cannot be in this trace: %s", l->name, e->line, func, why);
 }
 
 /* Reads the domain and the expectations, so a typo in either is reported
@@ -440,8 +439,10 @@ static int check_after_run(int status, const char *path, bool temporary)
 
 	fflush(stdout);
 	check = check_trace(path, temporary ? "this run's trace" : NULL, &trace_expect, stdout);
-	if (check == EXIT_STATUS_ERROR)
-		fprintf(stderr, "earlytrace: --expect: %s\n", et_last_error());
+	if (check == EXIT_STATUS_ERROR) {
+		et_error_prefix("--expect");
+		et_print_error();
+	}
 	return status ? status : check;
 }
 
@@ -524,8 +525,8 @@ int cmd_trace(int argc, char **argv)
 		fd = mkstemp(tmp_path);
 
 		if (fd < 0) {
-			fprintf(stderr, "earlytrace: cannot create a temporary trace file: %s\n",
-				strerror(errno));
+			et_error_errno("cannot create a temporary trace file");
+			et_print_error();
 			machine_signals_release();
 			trace_cleanup(&opts);
 			return EXIT_STATUS_ERROR;
