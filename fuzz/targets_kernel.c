@@ -6,14 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/x86/boot/boot.h"
 #include "fuzz/targets.h"
 #include "fuzz/targets_helpers.h"
 #include "trampolines/region.h"
-#include "arch/x86/boot/boot.h"
-#include "vmm/mem/guest_mem.h"
 #include "vmm/loader/bzimage.h"
 #include "vmm/loader/decompress.h"
 #include "vmm/loader/kernel_image.h"
+#include "vmm/mem/guest_mem.h"
 #include "vmm/sites/sites.h"
 #include "vmm/symbols/kallsyms.h"
 #include "vmm/symbols/symbols.h"

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "fuzz/targets.h"
-#include "vmm/util/error.h"
 #include "vmm/libvirt/domain.h"
+#include "vmm/util/error.h"
 
 /* What the user sees, notes and errors, is one line each, whatever the
  * definition holds. */

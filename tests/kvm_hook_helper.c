@@ -7,11 +7,11 @@
 
 #include "arch/x86/boot_cpu.h"
 #include "arch/x86/cpu_model.h"
-#include "vmm/util/error.h"
 #include "vmm/kvm/kvm_device.h"
 #include "vmm/kvm/kvm_traits.h"
 #include "vmm/kvm/vcpu.h"
 #include "vmm/kvm/vm.h"
+#include "vmm/util/error.h"
 
 int khh_get_traits(struct khh_traits *out)
 {

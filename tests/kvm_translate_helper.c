@@ -5,9 +5,9 @@
 #include <sys/ioctl.h>
 
 #include "arch/x86/cpu_model.h"
-#include "vmm/util/error.h"
 #include "vmm/kvm/vcpu.h"
 #include "vmm/kvm/vm.h"
+#include "vmm/util/error.h"
 
 #define CPUID_MAX_ENTRIES 256
 

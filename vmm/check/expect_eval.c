@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/util/error.h"
 #include "vmm/sites/glob.h"
+#include "vmm/util/error.h"
 
 /* A call's place in time: guest TSC, then position in the file. */
 struct when {

@@ -13,9 +13,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "vmm/util/error.h"
-#include "vmm/util/input_file.h"
 #include "vmm/sites/glob.h"
+#include "vmm/util/error.h"
+#include "vmm/util/grow.h"
+#include "vmm/util/input_file.h"
 #include "vmm/util/printable.h"
 
 #define MAX_WORDS 8
@@ -276,13 +277,11 @@ static int add_line(struct expect_list *l, size_t *cap, const struct line_ctx *c
 	    (e.kind == EXPECT_BEFORE && !e.func[1]))
 		goto oom;
 	if (l->nr == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 16;
-		struct expect *v = realloc(l->items, ncap * sizeof(*v));
+		struct expect *v = array_grow(l->items, cap, sizeof(*v), 16);
 
 		if (!v)
 			goto oom;
 		l->items = v;
-		*cap = ncap;
 	}
 	l->items[l->nr++] = e;
 	return 0;

@@ -13,9 +13,9 @@
 
 #include "vmm/check/ktap.h"
 #include "vmm/cmd/cli.h"
-#include "vmm/util/error.h"
 #include "vmm/run/end.h"
 #include "vmm/trace/read_progress.h"
+#include "vmm/util/error.h"
 #include "vmm/util/output_file.h"
 
 const char cli_check_usage[] =

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "arch/arch.h"
-#include "vmm/util/error.h"
 #include "vmm/kvm/vm.h"
+#include "vmm/util/error.h"
 
 const char cli_usage[] =
 	"Usage: earlytrace COMMAND [OPTIONS]\n"

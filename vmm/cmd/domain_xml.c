@@ -12,12 +12,12 @@
 #include <string.h>
 
 #include "arch/arch.h"
-#include "vmm/util/error.h"
-#include "vmm/util/output_file.h"
 #include "vmm/libvirt/domain_name.h"
 #include "vmm/libvirt/plugin.h"
 #include "vmm/loader/kernel_image.h"
 #include "vmm/run/end.h"
+#include "vmm/util/error.h"
+#include "vmm/util/output_file.h"
 
 const char cli_domain_xml_usage[] =
 	"Usage: earlytrace domain-xml --kernel FILE [OPTIONS]\n"
@@ -138,7 +138,7 @@ int cmd_domain_xml(int argc, char **argv)
 					: domain_xml_default_name(opts.run.kernel, name, sizeof(name));
 	xml = libvirt_plugin_domain_xml_write(&opts.run, opts.name, &notes);
 	for (size_t i = 0; i < notes.nr; i++)
-		fprintf(stderr, "earlytrace: %s\n", notes.lines[i]);
+		et_warn("%s", notes.lines[i]);
 	if (!xml || write_out(xml, &opts))
 		goto out;
 	status = 0;

@@ -5,14 +5,15 @@
 #include <string.h>
 
 #include "earlytrace/abi.h"
-#include "vmm/cmd/cli.h"
 #include "vmm/cmd/check.h"
+#include "vmm/cmd/cli.h"
 #include "vmm/cmd/domain_xml.h"
 #include "vmm/cmd/report.h"
 #include "vmm/cmd/run.h"
 #include "vmm/cmd/sites.h"
 #include "vmm/cmd/trace.h"
 #include "vmm/run/end.h"
+#include "vmm/util/error.h"
 #include "vmm/util/version.h"
 
 static int print_version(void)
@@ -52,6 +53,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version") || !strcmp(cmd, "-V"))
 		return print_version();
-	fprintf(stderr, "earlytrace: unknown command '%s' (try 'earlytrace --help')\n", cmd);
+	et_error("unknown command '%s' (try 'earlytrace --help')", cmd);
+	et_print_error();
 	return EXIT_STATUS_ERROR;
 }

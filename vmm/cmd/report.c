@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "vmm/cmd/cli.h"
-#include "vmm/util/error.h"
 #include "vmm/run/end.h"
 #include "vmm/trace/read_progress.h"
+#include "vmm/util/error.h"
 #include "vmm/util/output_file.h"
 
 const char cli_report_usage[] =
@@ -114,7 +114,7 @@ int report_to_file(const char *trace_path, enum report_format fmt, const char *o
 		ret = output_file_commit(&of);
 	read_progress_stop(&progress);
 	if (!ret && report_note()[0])
-		fprintf(stderr, "earlytrace: note: %s\n", report_note());
+		et_note("%s", report_note());
 	trace_reader_close(r);
 	return ret;
 }
@@ -170,12 +170,12 @@ int cmd_report(int argc, char **argv)
 	read_progress_stop(&progress);
 	in = trace_reader_info(r);
 	if (!ret && report_note()[0])
-		fprintf(stderr, "earlytrace: note: %s\n", report_note());
+		et_note("%s", report_note());
 	if (!ret && in->doubt[0])
-		fprintf(stderr, "earlytrace: warning: %s: %s\n", opts.trace_file, in->doubt);
+		et_warn("warning: %s: %s", opts.trace_file, in->doubt);
 	if (!ret && in->truncated)
-		fprintf(stderr, "earlytrace: note: %s is truncated after %llu events\n",
-			opts.trace_file, (unsigned long long)in->nr_events);
+		et_note("%s is truncated after %llu events", opts.trace_file,
+			(unsigned long long)in->nr_events);
 	trace_reader_close(r);
 	if (ret) {
 		et_print_error();

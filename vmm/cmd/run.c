@@ -7,10 +7,10 @@
 
 #include "arch/arch.h"
 #include "vmm/cmd/cli.h"
-#include "vmm/util/error.h"
 #include "vmm/libvirt/plugin.h"
 #include "vmm/machine/machine.h"
 #include "vmm/run/end.h"
+#include "vmm/util/error.h"
 
 static void list_cpu_models(void)
 {

@@ -14,12 +14,12 @@
 #include <time.h>
 
 #include "vmm/cmd/cli.h"
-#include "vmm/util/error.h"
 #include "vmm/loader/kernel_image.h"
+#include "vmm/run/end.h"
 #include "vmm/sites/filter.h"
 #include "vmm/sites/sites.h"
-#include "vmm/run/end.h"
 #include "vmm/symbols/symbols.h"
+#include "vmm/util/error.h"
 
 const char cli_sites_usage[] =
 	"Usage: earlytrace sites --kernel FILE [OPTIONS]\n"

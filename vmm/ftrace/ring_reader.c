@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/util/error.h"
 #include "vmm/ftrace/ring_page.h"
 #include "vmm/ftrace/ring_walk.h"
+#include "vmm/util/error.h"
 
 /* Where the last event handed over for one CPU lies. */
 struct cursor {

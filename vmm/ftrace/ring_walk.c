@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "vmm/util/error.h"
+#include "vmm/util/grow.h"
 
 /* Larger structs than these are not the kernel's (ring_buffer_per_cpu is
  * 480 bytes in 6.1, buffer_page 56): refused before reading. */
@@ -205,13 +206,11 @@ static int walk_ring(struct walk *w, uint64_t max_pages)
 			return 0;
 		}
 		if (v->ring_pages == v->ring_cap) {
-			size_t cap = v->ring_cap ? v->ring_cap * 2 : 64;
-			struct ring_page_ref *n = realloc(v->ring, cap * sizeof(*n));
+			struct ring_page_ref *n = array_grow(v->ring, &v->ring_cap, sizeof(*n), 64);
 
 			if (!n)
 				return et_error("out of memory");
 			v->ring = n;
-			v->ring_cap = cap;
 		}
 		if (!seen_insert(v, cur, &dup))
 			return et_error("out of memory");
@@ -268,13 +267,11 @@ static int push(struct ring_cpu_view *v, const struct ring_page_ref *ref,
 		enum ring_seq_where where, uint32_t bound)
 {
 	if (v->seq_len == v->seq_cap) {
-		size_t cap = v->seq_cap ? v->seq_cap * 2 : 64;
-		struct ring_seq_page *n = realloc(v->seq, cap * sizeof(*n));
+		struct ring_seq_page *n = array_grow(v->seq, &v->seq_cap, sizeof(*n), 64);
 
 		if (!n)
 			return et_error("out of memory");
 		v->seq = n;
-		v->seq_cap = cap;
 	}
 	v->seq[v->seq_len++] = (struct ring_seq_page){ *ref, where, bound };
 	return 0;

@@ -8,8 +8,8 @@
 #include "arch/x86/page_walk.h"
 #include "arch/x86/site_verify.h"
 #include "earlytrace/abi.h"
-#include "vmm/util/error.h"
 #include "vmm/kvm/vcpu.h"
+#include "vmm/util/error.h"
 
 static const uint8_t *hook_bytes(void)
 {

@@ -6,9 +6,9 @@
 #include "arch/x86/cpu_mode.h"
 #include "arch/x86/insn.h"
 #include "arch/x86/page_walk.h"
-#include "vmm/util/error.h"
 #include "vmm/kvm/kvm_traits.h"
 #include "vmm/kvm/vcpu.h"
+#include "vmm/util/error.h"
 
 static int apply(struct vcpu *vcpu)
 {

@@ -9,9 +9,9 @@
 #include <sys/mman.h>
 
 #include "arch/x86/layout.h"
-#include "vmm/mem/guest_mem.h"
 #include "vmm/kvm/vcpu.h"
 #include "vmm/kvm/vm.h"
+#include "vmm/mem/guest_mem.h"
 
 #define SLOT_BYTES 64 /* KVM wants the area 64-byte aligned */
 #define PAGE_BYTES 4096ull

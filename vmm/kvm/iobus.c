@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "vmm/util/error.h"
+#include "vmm/util/grow.h"
 #include "vmm/util/sorted.h"
 
 static const char *const space_names[IOBUS_NR_SPACES] = { "port", "MMIO" };
@@ -53,13 +54,11 @@ int iobus_register(struct iobus *bus, enum iobus_space space, uint64_t base,
 				(unsigned long long)len, r[pos].name);
 
 	if (n == bus->cap[space]) {
-		unsigned cap = bus->cap[space] ? bus->cap[space] * 2 : 8;
-		struct iobus_range *grown = realloc(r, cap * sizeof(*r));
+		struct iobus_range *grown = array_grow(r, &bus->cap[space], sizeof(*r), 8);
 
 		if (!grown)
 			return et_error("out of memory registering %s", name);
 		bus->ranges[space] = r = grown;
-		bus->cap[space] = cap;
 	}
 	memmove(&r[pos + 1], &r[pos], (n - pos) * sizeof(*r));
 	r[pos] = (struct iobus_range){ base, len, fn, opaque, name };

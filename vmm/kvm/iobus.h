@@ -9,6 +9,7 @@
 #define VMM_KVM_IOBUS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -37,7 +38,7 @@ struct iobus {
 	/* Sorted by base, per space, so lookups are a binary search. */
 	struct iobus_range *ranges[IOBUS_NR_SPACES];
 	unsigned nr[IOBUS_NR_SPACES];
-	unsigned cap[IOBUS_NR_SPACES];
+	size_t cap[IOBUS_NR_SPACES];
 	/* Accesses nobody claimed; reads of those return all-ones, as on a PC
 	 * with nothing decoding the address. */
 	uint64_t unclaimed[IOBUS_NR_SPACES];

@@ -9,10 +9,10 @@
 #include <unistd.h>
 
 #include "arch/x86/layout.h"
-#include "vmm/util/error.h"
 #include "vmm/kvm/host_wait.h"
 #include "vmm/kvm/kvm_traits.h"
 #include "vmm/kvm/vcpu.h"
+#include "vmm/util/error.h"
 
 static int map_memory(struct vm *vm)
 {

@@ -25,9 +25,9 @@ typedef _Atomic uintptr_t vm_stop_detail_word;
 #include <stddef.h>
 
 #include "vmm/kvm/code_hook.h"
-#include "vmm/mem/guest_mem.h"
 #include "vmm/kvm/iobus.h"
 #include "vmm/kvm/kvm_device.h"
+#include "vmm/mem/guest_mem.h"
 #include "vmm/run/end.h"
 
 #ifdef __cplusplus

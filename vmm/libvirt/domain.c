@@ -130,10 +130,10 @@ int libvirt_domain_apply(const struct libvirt_domain *d, struct run_options *o)
 	return 0;
 }
 
-void libvirt_domain_print_notes(const struct libvirt_domain *d, FILE *f)
+void libvirt_domain_print_notes(const struct libvirt_domain *d)
 {
 	for (size_t i = 0; i < d->notes.nr; i++)
-		fprintf(f, "earlytrace: %s\n", d->notes.lines[i]);
+		et_warn("%s", d->notes.lines[i]);
 }
 
 int libvirt_domain_load(struct libvirt_domain *d, struct run_options *o)
@@ -143,6 +143,6 @@ int libvirt_domain_load(struct libvirt_domain *d, struct run_options *o)
 		return 0;
 	if (libvirt_domain_read(d, o->connect, o->domain) || libvirt_domain_apply(d, o))
 		return -1;
-	libvirt_domain_print_notes(d, stderr);
+	libvirt_domain_print_notes(d);
 	return 0;
 }

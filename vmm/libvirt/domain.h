@@ -73,7 +73,8 @@ int libvirt_domain_apply(const struct libvirt_domain *d, struct run_options *o);
  * does nothing. 0, or -1 with an error. */
 int libvirt_domain_load(struct libvirt_domain *d, struct run_options *o);
 
-void libvirt_domain_print_notes(const struct libvirt_domain *d, FILE *f);
+/* Its notes, each an et_warn() line on stderr. */
+void libvirt_domain_print_notes(const struct libvirt_domain *d);
 void libvirt_domain_free(struct libvirt_domain *d);
 
 #ifdef __cplusplus

@@ -16,8 +16,8 @@
 #include <libxml/xmlsave.h>
 
 #include "arch/arch.h"
-#include "vmm/util/error.h"
 #include "vmm/libvirt/domain_name.h"
+#include "vmm/util/error.h"
 #include "vmm/util/version.h"
 
 /* XML 1.0 holds tab, line feed, carriage return and no other control

@@ -7,8 +7,8 @@
 #ifndef VMM_LIBVIRT_DOMAIN_XML_H
 #define VMM_LIBVIRT_DOMAIN_XML_H
 
-#include "vmm/run/options.h"
 #include "vmm/libvirt/domain.h"
+#include "vmm/run/options.h"
 
 #ifdef __cplusplus
 extern "C" {

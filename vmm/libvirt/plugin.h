@@ -17,8 +17,8 @@
 
 #include <stddef.h>
 
-#include "vmm/run/options.h"
 #include "vmm/libvirt/domain.h"
+#include "vmm/run/options.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -3,8 +3,8 @@
 
 #include <string.h>
 
-#include "vmm/util/error.h"
 #include "vmm/loader/decompress.h"
+#include "vmm/util/error.h"
 
 static uint16_t le16(const uint8_t *p)
 {

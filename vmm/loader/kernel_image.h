@@ -13,9 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "vmm/mem/guest_mem.h"
 #include "vmm/loader/bzimage.h"
 #include "vmm/loader/decompress.h"
+#include "vmm/mem/guest_mem.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -10,10 +10,10 @@
 #include <signal.h>
 #include <stdlib.h>
 
-#include "vmm/util/error.h"
 #include "vmm/kvm/run_loop.h"
 #include "vmm/machine/machine.h"
 #include "vmm/machine/signals.h"
+#include "vmm/util/error.h"
 
 /* vCPUs 1..N-1, waiting for INIT and SIPI (KVM's reset state for a vCPU
  * other than 0 beside an in-kernel local APIC). More than the host has

@@ -15,16 +15,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "arch/x86/kvm/reset_vector.h"
-#include "earlytrace/abi.h"
 #include "arch/arch.h"
 #include "arch/x86/boot/acpi.h"
-#include "vmm/util/error.h"
+#include "arch/x86/kvm/reset_vector.h"
+#include "earlytrace/abi.h"
 #include "vmm/kvm/run_loop.h"
 #include "vmm/loader/initrd.h"
 #include "vmm/machine/aps.h"
 #include "vmm/machine/signals.h"
 #include "vmm/machine/ticker.h"
+#include "vmm/util/error.h"
 
 static const char *symbolize(void *ctx, uint64_t addr, char *buf, size_t len)
 {

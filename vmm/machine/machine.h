@@ -12,15 +12,15 @@
 #include <stdatomic.h>
 
 #include "arch/arch.h"
-#include "vmm/run/options.h"
-#include "vmm/machine/console.h"
-#include "vmm/loader/kernel_image.h"
-#include "vmm/machine/nmi_at.h"
-#include "vmm/machine/pc_devices.h"
-#include "vmm/machine/panic_watch.h"
-#include "vmm/symbols/symbols.h"
 #include "vmm/kvm/vcpu.h"
 #include "vmm/kvm/vm.h"
+#include "vmm/loader/kernel_image.h"
+#include "vmm/machine/console.h"
+#include "vmm/machine/nmi_at.h"
+#include "vmm/machine/panic_watch.h"
+#include "vmm/machine/pc_devices.h"
+#include "vmm/run/options.h"
+#include "vmm/symbols/symbols.h"
 
 struct machine {
 	struct vm vm;

@@ -3,8 +3,8 @@
 
 #include <stdio.h>
 
-#include "vmm/util/error.h"
 #include "vmm/machine/machine.h"
+#include "vmm/util/error.h"
 
 static void on_nmi_symbol(void *ctx, struct vcpu *vcpu, unsigned slot)
 {

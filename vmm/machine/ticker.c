@@ -10,8 +10,8 @@
 #include <signal.h>
 #include <time.h>
 
-#include "vmm/util/error.h"
 #include "vmm/machine/machine.h"
+#include "vmm/util/error.h"
 
 static void *ticker_main(void *arg)
 {

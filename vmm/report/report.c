@@ -8,12 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/util/error.h"
 #include "vmm/report/report_util.h"
 #include "vmm/trace/event.h"
 #include "vmm/trace/overhead.h"
-#include "vmm/util/sorted.h"
+#include "vmm/util/error.h"
+#include "vmm/util/grow.h"
 #include "vmm/util/printable.h"
+#include "vmm/util/sorted.h"
 
 void ob_flush(struct outbuf *ob)
 {
@@ -403,15 +404,13 @@ int report_summary(struct trace_reader *r, FILE *out)
 				continue;
 			}
 			if (nr_unknown == cap_unknown) {
-				size_t cap = cap_unknown ? cap_unknown * 2 : 256;
-				uint64_t *u = realloc(unknown, cap * sizeof(*u));
+				uint64_t *u = array_grow(unknown, &cap_unknown, sizeof(*u), 256);
 
 				if (!u) {
 					ret = et_error("out of memory");
 					goto out;
 				}
 				unknown = u;
-				cap_unknown = cap;
 			}
 			unknown[nr_unknown++] = ip;
 		}

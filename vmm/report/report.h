@@ -54,13 +54,15 @@ int report_write(struct trace_reader *r, enum report_format fmt, FILE *out);
 REPORT_FORMATS(REPORT_FORMAT_WRITER)
 #undef REPORT_FORMAT_WRITER
 
-/* A line the last report_write() left for the user (say, what the format
- * could not express), "" when none: the command prints it. */
 /* Durations in graph, json and folded reports: without the tracer's own
  * cost where the file says it (the default), or as recorded (raw). */
 void report_set_raw_durations(bool raw);
 bool report_raw_durations(void);
 
+/* A line the last report_write() left for the user (say, what the format
+ * could not express), "" when none: part of the report's result, not
+ * printed by the writer. The command prints it with et_note() once the
+ * report is complete and in place (docs/architecture.md, "Who prints"). */
 const char *report_note(void);
 void report_set_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The overhead clock's clamps as the note, unless another note was set. */

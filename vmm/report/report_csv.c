@@ -20,10 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/util/error.h"
 #include "vmm/report/report.h"
 #include "vmm/report/report_util.h"
 #include "vmm/trace/event.h"
+#include "vmm/util/error.h"
 
 static const char csv_header[] = "seconds,tsc,cpu,source,function,offset,ip,parent_function,"
 				 "parent_offset,parent_ip,note\n";

@@ -19,10 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/util/error.h"
 #include "vmm/report/report.h"
 #include "vmm/report/report_util.h"
 #include "vmm/trace/overhead.h"
+#include "vmm/util/error.h"
+#include "vmm/util/grow.h"
 
 #define FOLDED_CPUS 256
 
@@ -165,13 +166,11 @@ static int on_event(struct folded *fo, const struct et_ring_record *e)
 		if (!(e->flags & ET_REC_F_RET_TRACED))
 			return 0;
 		if (c->nr == c->cap) {
-			size_t cap = c->cap ? c->cap * 2 : 64;
-			struct frame *f = realloc(c->f, cap * sizeof(*f));
+			struct frame *f = array_grow(c->f, &c->cap, sizeof(*f), 64);
 
 			if (!f)
 				return et_error("out of memory");
 			c->f = f;
-			c->cap = cap;
 		}
 		c->f[c->nr++] = (struct frame){ e->ip, e->tsc, 0 };
 		return 0;

@@ -17,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/util/error.h"
 #include "vmm/report/report.h"
 #include "vmm/report/report_util.h"
 #include "vmm/trace/event.h"
+#include "vmm/util/error.h"
 
 struct ftrace_state {
 	struct outbuf *ob;

@@ -25,10 +25,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/util/error.h"
 #include "vmm/report/report.h"
 #include "vmm/report/report_util.h"
 #include "vmm/trace/overhead.h"
+#include "vmm/util/error.h"
+#include "vmm/util/grow.h"
 
 #define GRAPH_CPUS 256 /* exit records carry 8 bits of vCPU */
 #define INDENT 2      /* TRACE_GRAPH_INDENT */
@@ -76,13 +77,11 @@ static struct cpu_stack *stack_of(struct graph_state *st, uint32_t cpu)
 static int push(struct cpu_stack *s, uint64_t ip, uint64_t tsc)
 {
 	if (s->nr == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct open_call *c = realloc(s->calls, cap * sizeof(*c));
+		struct open_call *c = array_grow(s->calls, &s->cap, sizeof(*c), 64);
 
 		if (!c)
 			return et_error("out of memory");
 		s->calls = c;
-		s->cap = cap;
 	}
 	s->calls[s->nr++] = (struct open_call){ ip, tsc };
 	return 0;

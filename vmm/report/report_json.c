@@ -26,11 +26,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "vmm/util/error.h"
 #include "vmm/report/report.h"
 #include "vmm/report/report_util.h"
-#include "vmm/trace/overhead.h"
 #include "vmm/trace/event.h"
+#include "vmm/trace/overhead.h"
+#include "vmm/util/error.h"
+#include "vmm/util/grow.h"
 
 #define JSON_NAMED_CPUS 1024
 #define JSON_NESTED_CPUS 256 /* vCPUs whose calls can be B/E durations */
@@ -247,13 +248,11 @@ static void exit_event(struct json_state *st, const struct et_ring_record *e)
 static int push_frame(struct open_frames *f, uint64_t ip)
 {
 	if (f->nr == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 64;
-		uint64_t *p = realloc(f->ip, cap * sizeof(*p));
+		uint64_t *p = array_grow(f->ip, &f->cap, sizeof(*p), 64);
 
 		if (!p)
 			return et_error("out of memory");
 		f->ip = p;
-		f->cap = cap;
 	}
 	f->ip[f->nr++] = ip;
 	return 0;

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/util/error.h"
 #include "vmm/symbols/symbols.h"
+#include "vmm/util/error.h"
 
 int symbols_from_elf_file(struct symbols *syms, const char *path)
 {

@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "vmm/util/error.h"
 #include "vmm/kvm/kvm_traits.h"
 #include "vmm/run/end.h"
+#include "vmm/util/error.h"
 #include "vmm/util/sorted.h"
 
 void exit_cost_time_at_start(struct exit_cost *c, struct vcpu *vcpu)

@@ -15,8 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "vmm/mem/guest_mem.h"
 #include "vmm/kvm/vcpu.h"
+#include "vmm/mem/guest_mem.h"
 
 /* Round trips timed at breakpoint exits: every exit until the array
  * holds EXIT_COST_FIRST, then every rest_every-th, which doubles

@@ -3,8 +3,8 @@
 
 #include <string.h>
 
-#include "vmm/util/error.h"
 #include "vmm/kvm/msr_trap.h"
+#include "vmm/util/error.h"
 
 /* An earlytrace hypercall: its number and the result the VMM wrote, read
  * back from the guest's block (the port carries only its address). */

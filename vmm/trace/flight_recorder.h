@@ -5,9 +5,9 @@
  * overflow policy kept or dropped) and, per function, its newest call; on
  * a triple fault, a KVM internal error, a failed VM entry, a guest
  * panic() or a hang (--hang-timeout seconds in which no vCPU recorded a
- * new event) it
- * prints to stderr the last --tail events, the registers and the
- * instruction at rip, and the call stack as the trace shows it:
+ * new event, seen by the watchdog thread in hang_watchdog.c) it prints to
+ * stderr the last --tail events, the registers and the instruction at
+ * rip, and the call stack as the trace shows it:
  *  - with --graph, the frames whose returns the VMM redirected: exact;
  *  - otherwise from parent links: the function at rip, the newest call
  *    of it and that call's return address, the newest earlier call of the
@@ -49,7 +49,8 @@ struct flight_recorder {
 	size_t calls_cap, calls_nr;
 	size_t print;		     /* --tail */
 
-	/* The hang watchdog: a thread that ends the run when no vCPU moves. */
+	/* The hang watchdog: a thread that ends the run when no vCPU moves
+	 * (hang_watchdog.c; its decision: hang_watch.c). */
 	double hang_timeout_s;
 	pthread_t watchdog;
 	bool watchdog_running;
@@ -84,9 +85,9 @@ void flight_recorder_add(void *fr, const struct et_ring_record *ev);
 /* An event read from the guest's ring at the end of the run. */
 void flight_recorder_add_guest(struct flight_recorder *fr, const struct et_ring_record *ev);
 
-/* Watch a guest-memory counter for progress: vCPU cpu's trampoline batch
- * cursor, or the guest ring's head (no vCPU of its own); NULL stops
- * watching it. */
+/* The hang watchdog (hang_watchdog.c). Watch a guest-memory counter for
+ * progress: vCPU cpu's trampoline batch cursor, or the guest ring's head
+ * (no vCPU of its own); NULL stops watching it. */
 void flight_recorder_watch_batch(struct flight_recorder *fr, unsigned cpu,
 				 const volatile uint64_t *cursor);
 void flight_recorder_watch_ring(struct flight_recorder *fr, const volatile uint64_t *head);

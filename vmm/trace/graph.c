@@ -8,8 +8,9 @@
 
 #include "arch/arch.h"
 #include "trampolines/region.h"
-#include "vmm/util/error.h"
 #include "vmm/trace/recorder.h"
+#include "vmm/util/error.h"
+#include "vmm/util/grow.h"
 
 int graph_attach(struct graph *g, bool enabled, const struct kernel_image *img,
 		 const struct symbols *syms, const struct guest_mem *gm, struct recorder *rec)
@@ -39,16 +40,15 @@ int graph_attach(struct graph *g, bool enabled, const struct kernel_image *img,
 static bool push(struct graph *g, const struct graph_frame *f)
 {
 	if (g->nr == g->cap) {
-		size_t cap = g->cap ? g->cap * 2 : 64;
 		struct graph_frame *frames;
 
-		if (cap > GRAPH_MAX_DEPTH)
+		/* Never more than GRAPH_MAX_DEPTH frames (cap doubles from 64). */
+		if (g->cap * 2 > GRAPH_MAX_DEPTH)
 			return false;
-		frames = realloc(g->frames, cap * sizeof(*frames));
+		frames = array_grow(g->frames, &g->cap, sizeof(*frames), 64);
 		if (!frames)
 			return false;
 		g->frames = frames;
-		g->cap = cap;
 	}
 	g->frames[g->nr++] = *f;
 	return true;

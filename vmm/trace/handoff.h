@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Handing tracing over to the guest, both ways a guest takes it:
- *  - a guest linked with guestlib uses earlytrace's hypercall port
- *    (ET_PORT_HYPERCALL) to take over tracing into its own ring
+ *  - a guest linked with guestlib (handoff.c) uses earlytrace's hypercall
+ *    port (ET_PORT_HYPERCALL) to take over tracing into its own ring
  *    (ET_HC_HANDOFF: the VMM's early events are copied into the ring with
  *    their original timestamps; the ring is read while the guest runs, at
  *    the tracer's period, and at the end of the run), or into one ring per
  *    CPU (ET_HC_HANDOFF_PERCPU: each early event goes to its vCPU's ring,
  *    and ring i's events are recorded as vCPU i's)
  *    or to drop a marker in the trace (ET_HC_MARK);
- *  - a stock kernel reaches its handoff symbol (ftrace_init): a hardware
- *    breakpoint there restores every site before ftrace looks at them.
+ *  - a stock kernel (handoff_symbol.c) reaches its handoff symbol
+ *    (ftrace_init): a hardware breakpoint there restores every site
+ *    before ftrace looks at them.
  *    With --follow the kernel's own tracer takes over instead, and the
  *    blind window between the two is kept small: capture resumes when
  *    ftrace_init returns (at early_trace_init, over the nops ftrace made
@@ -93,11 +94,12 @@ struct handoff {
 	const struct trampolines *tramp;
 	const struct handoff_ops *ops;
 	void *ctx;
-	struct vcpu *vcpu;
+	struct vcpu *vcpu;	/* the handoff symbol's breakpoint is on it */
 	const char *symbol;	/* the stock kernel's handoff symbol, or NULL */
 	bool done;		/* tracing was handed over */
 	bool follow;
-	/* --follow: where capture resumes, and where ftrace patches code. */
+	/* --follow: where capture resumes, and where ftrace patches code
+	 * (handoff_symbol.c). */
 	enum follow_phase phase;
 	uint64_t resume_addr, patch_addr;
 	const char *patch_symbol;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The hang watchdog's decision, apart from its thread and from KVM: per
- * vCPU a progress value (the events recorded from it, its trampoline
- * batch's cursor) and a shared one (progress no vCPU can be named for:
- * the guest ring's head). Any change is progress. The run hangs when no
+ * The hang watchdog's decision, apart from its thread (hang_watchdog.c)
+ * and from KVM: per vCPU a progress value (the events recorded from it,
+ * its trampoline batch's cursor) and a shared one (progress no vCPU can
+ * be named for: the guest ring's head). Any change is progress. The run hangs when no
  * vCPU and nothing shared has moved for the timeout; then each vCPU's
  * quiet time says which were stuck and for how long.
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * `trace --follow`, the reading side: once a stock kernel's own function
- * tracer has taken over (vmm/trace/handoff.c decides when), its ftrace
+ * tracer has taken over (vmm/trace/handoff_symbol.c decides when), its ftrace
  * ring buffers are read from guest memory (vmm/ftrace/) into the same
  * trace file, on the same clock (the kernel runs with trace_clock=x86-tsc):
  * at a steady period while the guest runs (the vCPU stopped for each read,

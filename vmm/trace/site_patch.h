@@ -21,8 +21,8 @@
 #include <stdint.h>
 
 #include "arch/arch.h"
-#include "vmm/mem/guest_mem.h"
 #include "vmm/loader/kernel_image.h"
+#include "vmm/mem/guest_mem.h"
 #include "vmm/sites/sites.h"
 
 #ifdef __cplusplus

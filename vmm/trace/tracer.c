@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "arch/arch.h"
-#include "vmm/util/error.h"
 #include "vmm/kvm/kvm_traits.h"
 #include "vmm/trace/progress.h"
+#include "vmm/util/error.h"
 
 static void stop_run(struct tracer *t)
 {

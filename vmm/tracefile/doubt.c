@@ -11,8 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "vmm/util/error.h"
 #include "vmm/tracefile/reader_internal.h"
+#include "vmm/util/error.h"
 
 /* Records the first reason to doubt the file: what it holds disagrees with
  * its own END. */

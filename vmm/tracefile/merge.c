@@ -8,8 +8,8 @@
  */
 #include <stdlib.h>
 
-#include "vmm/util/error.h"
 #include "vmm/tracefile/trace_file.h"
+#include "vmm/util/error.h"
 
 struct merge_run {
 	struct trace_reader *rd;

@@ -18,10 +18,10 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
-#include "vmm/util/error.h"
 #include "vmm/tracefile/doubt.h"
 #include "vmm/tracefile/reader_internal.h"
 #include "vmm/tracefile/scan.h"
+#include "vmm/util/error.h"
 #include "vmm/util/input_file.h"
 #include "vmm/util/printable.h"
 

@@ -12,9 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/util/error.h"
 #include "vmm/tracefile/doubt.h"
 #include "vmm/tracefile/reader_internal.h"
+#include "vmm/util/error.h"
+#include "vmm/util/grow.h"
 #include "vmm/util/printable.h"
 
 /* Decodes the META payload. Unknown trailing bytes are allowed (newer
@@ -151,13 +152,10 @@ static int add_note(struct trace_reader *r, const struct trace_record *rec)
 	struct trace_note *n;
 
 	if (r->nr_notes == r->notes_cap) {
-		size_t cap = r->notes_cap ? r->notes_cap * 2 : 16;
-
-		n = realloc(r->notes, cap * sizeof(*n));
+		n = array_grow(r->notes, &r->notes_cap, sizeof(*n), 16);
 		if (!n)
 			return et_error("out of memory");
 		r->notes = n;
-		r->notes_cap = cap;
 	}
 	n = &r->notes[r->nr_notes];
 	memset(n, 0, sizeof(*n));
@@ -198,13 +196,10 @@ static int add_wait(struct trace_reader *r, const struct trace_record *rec)
 	size_t n = r->info.nr_waits;
 
 	if (n == r->waits_cap) {
-		size_t cap = r->waits_cap ? 2 * r->waits_cap : 64;
-
-		w = realloc(r->waits, cap * sizeof(*w));
+		w = array_grow(r->waits, &r->waits_cap, sizeof(*w), 64);
 		if (!w)
 			return et_error("out of memory");
 		r->waits = w;
-		r->waits_cap = cap;
 	}
 	r->waits[n] = (struct trace_wait){
 		.tsc = get_u64(p), .cpu = get_u32(p + 8), .ticks = get_u64(p + 16)

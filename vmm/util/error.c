@@ -55,9 +55,16 @@ void et_clear_error(void)
 	last_error[0] = '\0';
 }
 
+/* The one place that writes the prefix and chooses the stream. Each line
+ * is formatted before it is written, so it reaches stderr in one write. */
+static void say(const char *kind, const char *msg)
+{
+	fprintf(stderr, "earlytrace: %s%s\n", kind, msg);
+}
+
 void et_print_error(void)
 {
-	fprintf(stderr, "earlytrace: %s\n", et_last_error());
+	say("", et_last_error());
 }
 
 void et_warn(const char *fmt, ...)
@@ -68,5 +75,16 @@ void et_warn(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "earlytrace: %s\n", msg);
+	say("", msg);
+}
+
+void et_note(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	say("note: ", msg);
 }

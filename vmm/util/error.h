@@ -28,10 +28,17 @@ void et_clear_error(void);
  * it records it and returns -1; the command prints it once with
  * et_print_error(). What the user must hear while a run goes on (a
  * fallback taken, sites left alone, a guest doing something odd) goes
- * through et_warn(). Both write one "earlytrace: " line to stderr.
+ * through et_warn(); a remark on a result that is still good (what a
+ * report could not express, a file read only to its last good record)
+ * through et_note(), which adds "note: ". Each writes one line to stderr,
+ * "earlytrace: " first: every message goes through these functions, so
+ * the prefix and the stream are decided here. (Reports, such as the
+ * tracer's summary or the flight recorder, write their own lines to the
+ * FILE * their caller passes.)
  */
 void et_print_error(void);
 void et_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void et_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #ifdef __cplusplus
 }

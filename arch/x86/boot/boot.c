@@ -4,11 +4,11 @@
 #include <elf.h>
 #include <string.h>
 
+#include "arch/x86/boot/linux64.h"
+#include "arch/x86/boot/pvh.h"
 #include "arch/x86/boot_cpu.h"
 #include "arch/x86/boot_paging.h"
 #include "arch/x86/layout.h"
-#include "arch/x86/boot/linux64.h"
-#include "arch/x86/boot/pvh.h"
 #include "vmm/util/error.h"
 
 static const char *const names[] = {

@@ -10,8 +10,8 @@
 #include <linux/kvm.h>
 #include <stdint.h>
 
-#include "vmm/mem/guest_mem.h"
 #include "vmm/loader/kernel_image.h"
+#include "vmm/mem/guest_mem.h"
 #include "vmm/run/options.h"
 
 #ifdef __cplusplus

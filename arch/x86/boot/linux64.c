@@ -3,8 +3,8 @@
 
 #include <string.h>
 
-#include "arch/x86/layout.h"
 #include "arch/x86/boot/memmap.h"
+#include "arch/x86/layout.h"
 #include "vmm/util/error.h"
 
 static void put16(uint8_t *p, uint16_t v)

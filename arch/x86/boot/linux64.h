@@ -10,8 +10,8 @@
 
 #include <stdint.h>
 
-#include "vmm/mem/guest_mem.h"
 #include "vmm/loader/kernel_image.h"
+#include "vmm/mem/guest_mem.h"
 
 #ifdef __cplusplus
 extern "C" {

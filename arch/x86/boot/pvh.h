@@ -10,8 +10,8 @@
 
 #include <stdint.h>
 
-#include "earlytrace/xen_pvh.h"
 #include "arch/x86/boot/memmap.h"
+#include "earlytrace/xen_pvh.h"
 #include "vmm/mem/guest_mem.h"
 
 #ifdef __cplusplus

@@ -2,8 +2,8 @@
 #include "vmm/kvm/arch.h"
 
 #include "arch/x86/cpu_mode.h"
-#include "arch/x86/kvm/emulation_fallback.h"
 #include "arch/x86/insn.h"
+#include "arch/x86/kvm/emulation_fallback.h"
 #include "arch/x86/page_walk.h"
 #include "vmm/kvm/kvm_traits.h"
 #include "vmm/kvm/msr_trap.h"

@@ -14,8 +14,8 @@
 
 #include <stdbool.h>
 
-#include "vmm/mem/guest_mem.h"
 #include "vmm/kvm/vcpu.h"
+#include "vmm/mem/guest_mem.h"
 
 #ifdef __cplusplus
 extern "C" {

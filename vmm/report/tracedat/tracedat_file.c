@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/util/error.h"
 #include "vmm/report/tracedat/tracedat_spill.h"
+#include "vmm/util/error.h"
 
 /* trace-cmd's option ids (enum tracecmd_file_options). */
 enum {

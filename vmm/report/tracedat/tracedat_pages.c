@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/util/error.h"
 #include "vmm/report/tracedat/tracedat_formats.h"
 #include "vmm/report/tracedat/tracedat_out.h"
+#include "vmm/util/error.h"
 
 /* The kernel's ring_buffer_event encoding. */
 #define TYPE_TIME_EXTEND 30

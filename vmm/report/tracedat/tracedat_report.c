@@ -22,12 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/util/error.h"
 #include "vmm/report/report.h"
 #include "vmm/report/report_util.h"
 #include "vmm/report/tracedat/tracedat_events.h"
 #include "vmm/report/tracedat/tracedat_file.h"
 #include "vmm/trace/event.h"
+#include "vmm/util/error.h"
+#include "vmm/util/grow.h"
 
 #define MAX_DEPTH (1u << 20) /* deeper calls are not paired with returns */
 
@@ -82,13 +83,11 @@ static int push(struct cpu_stack *s, uint64_t ip, uint64_t tsc)
 	if (s->nr == MAX_DEPTH)
 		return 0;
 	if (s->nr == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct open_call *n = realloc(s->calls, cap * sizeof(*n));
+		struct open_call *n = array_grow(s->calls, &s->cap, sizeof(*n), 64);
 
 		if (!n)
 			return et_error("out of memory");
 		s->calls = n;
-		s->cap = cap;
 	}
 	s->calls[s->nr++] = (struct open_call){ ip, tsc };
 	return 0;

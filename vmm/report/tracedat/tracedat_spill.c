@@ -6,8 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "vmm/util/error.h"
 #include "vmm/report/tracedat/tracedat_formats.h"
+#include "vmm/util/error.h"
+#include "vmm/util/grow.h"
 
 struct spill_run {
 	uint64_t offset; /* in the temporary file */
@@ -54,13 +55,11 @@ int tracedat_spill_put(struct tracedat_spill *s, uint32_t cpu, const uint8_t *pa
 		c->runs[c->nr - 1].nr_pages += nr_pages;
 	} else {
 		if (c->nr == c->cap) {
-			size_t cap = c->cap ? c->cap * 2 : 16;
-			struct spill_run *r = realloc(c->runs, cap * sizeof(*r));
+			struct spill_run *r = array_grow(c->runs, &c->cap, sizeof(*r), 16);
 
 			if (!r)
 				return et_error("out of memory");
 			c->runs = r;
-			c->cap = cap;
 		}
 		c->runs[c->nr++] = (struct spill_run){ s->end, nr_pages };
 	}
