@@ -89,6 +89,26 @@ tally() { # xml log [needs-KVM skips to leave out]
 	skipped=$((skipped + s))
 }
 
+# The tests a run's log says ended: "[       OK ] Suite.Test (12 ms)" and
+# the FAILED and SKIPPED lines alike, each test once.
+finished_tests() {
+	awk '/^\[ +(OK|FAILED|SKIPPED) +\] [^ ]+/ && !seen[$4]++ { print $2, $4 }' "$1"
+}
+
+# Counts the tests a killed run's log says ended (it wrote no report).
+tally_log() {
+	local ok fail skip
+	read -r ok fail skip <<<"$(finished_tests "$1" | awk '{ n[$1]++ } END { print n["OK"] + 0, n["FAILED"] + 0, n["SKIPPED"] + 0 }')"
+	passed=$((passed + ok))
+	failed=$((failed + fail))
+	skipped=$((skipped + skip))
+}
+
+# A filter's tests less those the log says ended.
+unfinished_filter() { # filter log
+	echo "$1" | tr ':' '\n' | awk 'NR == FNR { done[$2]; next } NF && !($0 in done)' <(finished_tests "$2") - | paste -sd: -
+}
+
 variants=(build build/asan)
 # A stock Linux boot takes long under emulation: boot it with the
 # optimized VMM only; the sanitizer build runs everything else.
@@ -123,18 +143,32 @@ else
 		# Test files in the VM's own tmpfs: faster than the host's /tmp
 		# over 9p, which has no FIFOs (the reports stay on the host).
 		# QEMU's TCG can freeze the VM (scripts/with-kvm.sh, "The
-		# freeze"): not the tests' doing, so once, in a new VM, they
-		# all run again; a second freeze fails the run.
-		for attempt in 1 2; do
+		# freeze"), not the tests' doing: the tests the frozen VM
+		# finished count from its log, and those it had not (the one it
+		# froze in among them) run on in a new VM. A test the VM froze
+		# in three times fails the run, as do ten VMs in all.
+		filter=$(cat "$report_dir/$n.vm-filter")
+		froze_in=() attempt=0
+		while :; do
+			attempt=$((attempt + 1))
 			vm_status=0
 			EARLYTRACE_REQUIRE_KVM=$require TEST_TMPDIR=/dev/shm/ \
-				run_binary vm "$v/tests/earlytrace_tests" "$(cat "$report_dir/$n.vm-filter")" "$report_dir/$n-vm.xml" "$report_dir/$n-vm.log" || vm_status=1
+				run_binary vm "$v/tests/earlytrace_tests" "$filter" "$report_dir/$n-vm.xml" "$report_dir/$n-vm.log" || vm_status=1
 			cat "$report_dir/$n-vm.log"
-			grep -q '^with-kvm: the test VM froze' "$report_dir/$n-vm.log" && [ "$attempt" = 1 ] || break
-			echo "test: the test VM froze (above); running $v's VM tests again in a new VM"
+			grep -q '^with-kvm: the test VM froze' "$report_dir/$n-vm.log" || break
+			froze_in+=("$(awk '/^\[ RUN +\] / { t = $4 } END { print t }' "$report_dir/$n-vm.log")")
+			if [ "$(printf '%s\n' "${froze_in[@]}" | grep -cxF "${froze_in[-1]}")" -ge 3 ] || [ "$attempt" -ge 10 ]; then
+				echo "test: giving up after $attempt frozen VMs (one in ${froze_in[-1]:-?} for the third time, or the tenth)"
+				break
+			fi
+			tally_log "$report_dir/$n-vm.log"
+			filter=$(unfinished_filter "$filter" "$report_dir/$n-vm.log")
 			rm -f "$report_dir/$n-vm.xml"
+			[ -n "$filter" ] || { vm_status=0; break; }
+			echo "test: the test VM froze in ${froze_in[-1]:-?} (above); the $(echo "$filter" | tr ':' '\n' | grep -c .) tests it had not finished run on in a new VM"
 		done
 		[ "$vm_status" -eq 0 ] || status=1
+		[ -n "$filter" ] || continue
 		tally "$report_dir/$n-vm.xml" "$v/tests/earlytrace_tests (in the VM)"
 	done
 fi
