@@ -35,11 +35,6 @@
 # without host load, at resets and panics of the command's own guests).
 # Nothing inside can notice, since its clock stops too. A watchdog asks
 # QEMU's monitor every 20 s and ends a VM found so three times in a row.
-# The CPU has no vGIF (-vgif), so the VM's KVM keeps its nested guest's
-# global interrupt flag in software. A suspect, not a proven cause: the
-# frozen state (no interrupt taken, not even an NMI) is what a clear GIF
-# gives, and vGIF is the part of the emulated SVM that handles the GIF
-# for KVM; whether the freeze still comes is being watched.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -164,7 +159,7 @@ stdout_mode=pipe stderr_mode=pipe
 
 # --pdeathsig: a killed script takes the VM with it.
 setpriv --pdeathsig KILL qemu-system-x86_64 \
-	-accel tcg -cpu max,-vgif -smp 1 -m "$mem" \
+	-accel tcg -cpu max -smp 1 -m "$mem" \
 	-nodefaults -no-user-config -display none -no-reboot \
 	-kernel "$cache/vmlinuz" -initrd "$cache/initramfs.cpio.gz" \
 	-append "console=ttyS3 quiet panic=-1 et_cmd=$run/cmd.sh et_stdin=$stdin_mode et_stdout=$stdout_mode et_stderr=$stderr_mode" \
