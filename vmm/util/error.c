@@ -67,24 +67,29 @@ void et_print_error(void)
 	say("", et_last_error());
 }
 
-void et_warn(const char *fmt, ...)
+__attribute__((format(printf, 2, 0)))
+static void say_formatted(const char *kind, const char *fmt, va_list ap)
 {
 	char msg[1024];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	say(kind, msg);
+}
+
+void et_warn(const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	say_formatted("", fmt, ap);
 	va_end(ap);
-	say("", msg);
 }
 
 void et_note(const char *fmt, ...)
 {
-	char msg[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	say_formatted("note: ", fmt, ap);
 	va_end(ap);
-	say("note: ", msg);
 }
