@@ -43,7 +43,7 @@ static inline void arch_regs_set_ip(struct kvm_regs *r, uint64_t ip)
  * mode), and that of the top of its stack. */
 static inline uint64_t arch_code_address(const struct kvm_sregs *s, const struct kvm_regs *r)
 {
-	return x86_linear(s, s->cs.base, r->rip);
+	return x86_instruction_pointer(s, r);
 }
 
 static inline uint64_t arch_stack_address(const struct kvm_sregs *s, const struct kvm_regs *r)

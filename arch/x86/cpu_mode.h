@@ -69,6 +69,12 @@ static inline uint64_t x86_linear(const struct kvm_sregs *s, uint64_t base, uint
 	return x86_is_64bit_code(s) ? offset : (uint32_t)(base + offset);
 }
 
+/* The linear address of the instruction at rip. */
+static inline uint64_t x86_instruction_pointer(const struct kvm_sregs *s, const struct kvm_regs *r)
+{
+	return x86_linear(s, s->cs.base, r->rip);
+}
+
 /* The linear address of the top of the stack. */
 static inline uint64_t x86_stack_pointer(const struct kvm_sregs *s, const struct kvm_regs *r)
 {

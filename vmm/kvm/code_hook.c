@@ -207,7 +207,7 @@ bool code_hook_exit(struct vcpu *vcpu, uint64_t *at, bool *fatal)
 		return false;
 	if (vcpu_get_regs(vcpu, &regs, &sregs) < 0)
 		return false;
-	linear = x86_linear(&sregs, sregs.cs.base, regs.rip);
+	linear = x86_instruction_pointer(&sregs, &regs);
 	if (!hook_at(ch, linear, at))
 		return false; /* the guest's own write to the port */
 	/* The out completes first (rip past it); only then may rip move. */
@@ -216,7 +216,7 @@ bool code_hook_exit(struct vcpu *vcpu, uint64_t *at, bool *fatal)
 		*fatal = true;
 		return true;
 	}
-	linear = x86_linear(&sregs, sregs.cs.base, regs.rip);
+	linear = x86_instruction_pointer(&sregs, &regs);
 	if (linear != *at + X86_CODE_HOOK_LEN) {
 		et_error("a code hook at 0x%" PRIx64 " completed with rip at 0x%" PRIx64, *at,
 			 linear);

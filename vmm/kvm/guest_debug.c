@@ -124,7 +124,7 @@ static bool int3_gone(struct vcpu *vcpu, const struct kvm_regs *regs,
 	uint8_t b;
 
 	return vcpu->vm && vcpu->vm->nr_vcpus > 1 &&
-	       arch_read_virt(&vcpu->vm->mem, &pg, x86_linear(sregs, sregs->cs.base, regs->rip),
+	       arch_read_virt(&vcpu->vm->mem, &pg, x86_instruction_pointer(sregs, regs),
 			     &b, 1) == 0 &&
 	       b != X86_OPCODE_INT3;
 }

@@ -38,7 +38,7 @@ static void print_instruction(struct vcpu *vcpu, const struct kvm_regs *r,
 			      const struct kvm_sregs *s, FILE *out)
 {
 	struct arch_paging pg = arch_paging_of(s);
-	uint64_t linear = x86_linear(s, s->cs.base, r->rip), phys;
+	uint64_t linear = x86_instruction_pointer(s, r), phys;
 	uint8_t code[MAX_INSN_BYTES];
 	size_t len = MAX_INSN_BYTES;
 	char text[160], sym[160];

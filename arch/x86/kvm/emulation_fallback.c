@@ -105,7 +105,7 @@ static bool do_two_byte(struct vcpu *vcpu, struct kvm_regs *regs, const struct k
 	uint8_t code[X86_MAX_INSN_LEN];
 	size_t len = sizeof(code);
 	struct x86_decoded d;
-	uint64_t pa, end, rip = x86_linear(sregs, sregs->cs.base, regs->rip);
+	uint64_t pa, end, rip = x86_instruction_pointer(sregs, regs);
 
 	/* Up to 15 bytes, or up to the end of the page when the next one is
 	 * not mapped (the instruction may still fit). */
@@ -159,7 +159,7 @@ bool emulation_fallback(struct vcpu *vcpu)
 		return false;
 	/* Our own walk: no KVM_TRANSLATE round trip on every breakpoint hit. */
 	pg = arch_paging_of(&sregs);
-	if (arch_translate(&vcpu->vm->mem, &pg, x86_linear(&sregs, sregs.cs.base, regs.rip), &phys, NULL))
+	if (arch_translate(&vcpu->vm->mem, &pg, x86_instruction_pointer(&sregs, &regs), &phys, NULL))
 		return false;
 	insn = guest_mem_ptr(&vcpu->vm->mem, phys, 1);
 	if (!insn)

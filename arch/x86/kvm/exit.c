@@ -68,7 +68,7 @@ enum arch_shutdown arch_shutdown_kind(struct vcpu *vcpu)
 	if (vcpu_get_regs(vcpu, &r, &s) < 0 || s.idt.limit != 0)
 		return ARCH_SHUTDOWN_CRASH;
 	pg = arch_paging_of(&s);
-	rip = x86_linear(&s, s.cs.base, r.rip);
+	rip = x86_instruction_pointer(&s, &r);
 	return code_byte(vcpu, &pg, rip) == X86_OPCODE_INT3 ||
 			       code_byte(vcpu, &pg, x86_linear(&s, s.cs.base, r.rip - 1)) ==
 				       X86_OPCODE_INT3
