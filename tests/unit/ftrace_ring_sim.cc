@@ -80,6 +80,15 @@ int SynthMem::read(void *ctx, uint64_t va, void *buf, size_t len)
 	return 0;
 }
 
+int SynthMem::write(void *ctx, uint64_t va, const void *buf, size_t len)
+{
+	SynthMem *m = static_cast<SynthMem *>(ctx);
+	if (va < kBase || va - kBase > m->bytes.size() || len > m->bytes.size() - (va - kBase))
+		return -1;
+	memcpy(m->bytes.data() + (va - kBase), buf, len);
+	return 0;
+}
+
 // ---- RingSim: structures -------------------------------------------------
 
 RingSim::RingSim(SynthMem &mem, const ftrace_layout &L, int ncpus, int nr_pages, bool overwrite)
@@ -91,6 +100,8 @@ RingSim::RingSim(SynthMem &mem, const ftrace_layout &L, int ncpus, int nr_pages,
 	mem_.put(global_trace_, L_.trace_array.buffer, buffer_);
 	mem_.put(buffer_, L_.trace_buffer.cpus, (uint64_t)ncpus);
 	mem_.put(buffer_, L_.trace_buffer.buffers, buffers);
+	if (L_.fill.buffer_flags.size) // RB_FL_OVERWRITE
+		mem_.put(buffer_, L_.fill.buffer_flags, overwrite ? 1 : 0);
 	for (int cpu = 0; cpu < ncpus; cpu++) {
 		Cpu &c = cpus_[cpu];
 		c.addr = mem_.alloc(L_.cpu_buffer.size);
@@ -313,7 +324,8 @@ bool RingSim::move_tail(int cpu, uint64_t ts)
 	} else if (rest >= 4) { // no room for one: null padding past commit
 		put_record(data, c.tail_write, 29, 0, {}, 0, false);
 	}
-	mem_.put(bpage, L_.buffer_page.real_end, c.tail_write);
+	// rb_reset_tail: where the padding starts; 0 for a page filled exactly.
+	mem_.put(bpage, L_.buffer_page.real_end, rest ? c.tail_write : 0);
 	if (next == c.head) {
 		if (!overwrite_) {
 			c.tail_write = cap; // full: every later write is dropped
@@ -465,6 +477,29 @@ void RingSim::reset(int cpu)
 	c.write_stamp = 0;
 	link(c);
 	sync(cpu);
+}
+
+void RingSim::adopt(int cpu)
+{
+	Cpu &c = cpus_[cpu];
+	uint64_t a = c.addr;
+	uint64_t tail = mem_.get(a, L_.cpu_buffer.tail_page);
+	uint64_t head = mem_.get(a, L_.cpu_buffer.head_page);
+	auto pos = [&](uint64_t bpage) {
+		auto it = std::find(c.ring.begin(), c.ring.end(), bpage);
+		EXPECT_NE(it, c.ring.end()) << std::hex << bpage;
+		return (size_t)(it - c.ring.begin());
+	};
+
+	c.tail = pos(tail);
+	c.head = c.head_field = pos(head);
+	c.tail_on_reader = false;
+	c.tail_write = commit_of(tail);
+	c.entries = mem_.get(a, L_.cpu_buffer.entries);
+	c.overrun = mem_.get(a, L_.cpu_buffer.overrun);
+	c.dropped = mem_.get(a, L_.cpu_buffer.dropped_events);
+	c.read = mem_.get(a, L_.cpu_buffer.read);
+	c.write_stamp = mem_.get(a, L_.fill.write_stamp);
 }
 
 std::vector<SimEvent> RingSim::written_on(int cpu, size_t from) const

@@ -39,6 +39,7 @@ struct SynthMem {
 	// A NUL-terminated string in memory; its address.
 	uint64_t str(const std::string &s);
 	static int read(void *ctx, uint64_t va, void *buf, size_t len);
+	static int write(void *ctx, uint64_t va, const void *buf, size_t len);
 };
 
 // What a test expects back: one event as written.
@@ -81,6 +82,11 @@ public:
 	void consume_all(int cpu);
 	// The kernel emptying the buffer (tracing_reset_cpu: rb_reset_cpu).
 	void reset(int cpu);
+	// Takes the state of cpu's ring from guest memory, as someone else
+	// (vmm/ftrace/ring_fill.c) left it, so that write() goes on after it
+	// as the kernel's writer would: the tail and head pages, the tail's
+	// write index, the counters, write_stamp.
+	void adopt(int cpu);
 
 	const std::vector<SimEvent> &written() const { return written_; }
 	// Events written on cpu from index `from` of written() on.

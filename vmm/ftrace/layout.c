@@ -24,10 +24,16 @@ struct member_spec {
 	enum member_kind kind;
 	size_t field_at;  /* offsetof(struct ftrace_layout, ...) of a struct ftrace_field */
 	size_t size_at;	  /* offsetof(..., size) when path is NULL */
+	bool for_fill;	  /* only the fill needs it: a kernel without it is still read */
 };
 
-#define F(type, path, kind, field) { type, path, kind, offsetof(struct ftrace_layout, field), 0 }
-#define SIZE(type, field) { type, NULL, MK_PLACE, 0, offsetof(struct ftrace_layout, field) }
+#define F(type, path, kind, field) \
+	{ type, path, kind, offsetof(struct ftrace_layout, field), 0, false }
+#define SIZE(type, field) { type, NULL, MK_PLACE, 0, offsetof(struct ftrace_layout, field), false }
+#define FILL(type, path, kind, field) \
+	{ type, path, kind, offsetof(struct ftrace_layout, fill.field), 0, true }
+#define FILL_SIZE(type, field) \
+	{ type, NULL, MK_PLACE, 0, offsetof(struct ftrace_layout, fill.field), true }
 
 static const struct member_spec specs[] = {
 	F("trace_array", "array_buffer.buffer", MK_PTR, trace_array.buffer),
@@ -91,21 +97,43 @@ static const struct member_spec specs[] = {
 
 	F("bputs_entry", "ip", MK_WORD, bputs.ip),
 	F("bputs_entry", "str", MK_PTR, bputs.str),
+
+	/* The fill (ring_fill.h). rb_time_t is {local64_t time} on 64-bit
+	 * kernels; 32-bit ones split it in three words, which the fill does
+	 * not write: no member `time` there. */
+	FILL("trace_buffer", "flags", MK_WORD, buffer_flags),
+	FILL("buffer_page", "write", MK_WORD, write),
+	FILL("ring_buffer_per_cpu", "entries_bytes", MK_WORD, entries_bytes),
+	FILL("ring_buffer_per_cpu", "pages_touched", MK_WORD, pages_touched),
+	FILL("ring_buffer_per_cpu", "pages_lost", MK_WORD, pages_lost),
+	FILL("ring_buffer_per_cpu", "write_stamp.time", MK_WORD, write_stamp),
+	FILL("ring_buffer_per_cpu", "before_stamp.time", MK_WORD, before_stamp),
+	FILL_SIZE("ftrace_entry", fn_size),
+	FILL_SIZE("ftrace_graph_ent_entry", graph_ent_size),
+	FILL_SIZE("ftrace_graph_ret_entry", graph_ret_size),
 };
 
 struct enum_spec {
+	const char *enum_name;
 	const char *name;
-	size_t at; /* offsetof(struct ftrace_layout, type.x) */
+	size_t at;     /* offsetof(struct ftrace_layout, ...) of an int64_t */
+	bool optional; /* missing: -1, and nothing refused */
 };
 
 #define TRACE_TYPE_ENUM "trace_type"
+#define E(enum_name, name, field, optional) \
+	{ enum_name, name, offsetof(struct ftrace_layout, field), optional }
+/* Grouped by enum (the fixture tool writes one enum per group). */
 static const struct enum_spec enum_specs[] = {
-	{ "TRACE_FN", offsetof(struct ftrace_layout, type.fn) },
-	{ "TRACE_GRAPH_ENT", offsetof(struct ftrace_layout, type.graph_ent) },
-	{ "TRACE_GRAPH_RET", offsetof(struct ftrace_layout, type.graph_ret) },
-	{ "TRACE_PRINT", offsetof(struct ftrace_layout, type.print) },
-	{ "TRACE_BPRINT", offsetof(struct ftrace_layout, type.bprint) },
-	{ "TRACE_BPUTS", offsetof(struct ftrace_layout, type.bputs) },
+	E(TRACE_TYPE_ENUM, "TRACE_FN", type.fn, false),
+	E(TRACE_TYPE_ENUM, "TRACE_GRAPH_ENT", type.graph_ent, false),
+	E(TRACE_TYPE_ENUM, "TRACE_GRAPH_RET", type.graph_ret, false),
+	E(TRACE_TYPE_ENUM, "TRACE_PRINT", type.print, false),
+	E(TRACE_TYPE_ENUM, "TRACE_BPRINT", type.bprint, false),
+	E(TRACE_TYPE_ENUM, "TRACE_BPUTS", type.bputs, false),
+	/* The fill's entries say "irqs-off state unknown" ('X' in ftrace's
+	 * irqs-off column): earlytrace does not record the guest's IF. */
+	E("trace_flag_type", "TRACE_FLAG_IRQS_NOSUPPORT", fill.irqs_nosupport, true),
 };
 
 #define NR(a) (sizeof(a) / sizeof((a)[0]))
@@ -125,7 +153,8 @@ const struct ftrace_layout_enum_value *ftrace_layout_enum_values(size_t *count)
 	static struct ftrace_layout_enum_value values[NR(enum_specs)];
 
 	for (size_t i = 0; i < NR(enum_specs); i++)
-		values[i] = (struct ftrace_layout_enum_value){ TRACE_TYPE_ENUM, enum_specs[i].name };
+		values[i] = (struct ftrace_layout_enum_value){ enum_specs[i].enum_name,
+							       enum_specs[i].name };
 	*count = NR(enum_specs);
 	return values;
 }
@@ -256,37 +285,49 @@ static int lookup_member(const struct btf *btf, uint32_t type_id, const struct m
 	return 0;
 }
 
-static int lookup_enum(const struct btf *btf, struct ftrace_layout *L)
+/* One enum value, by enum and name; 0, or -1 when either is missing. */
+static int find_enum_value(const struct btf *btf, const char *enum_name, const char *name,
+			   int64_t *value)
 {
-	int id = btf__find_by_name_kind(btf, TRACE_TYPE_ENUM, BTF_KIND_ENUM);
+	int id = btf__find_by_name_kind(btf, enum_name, BTF_KIND_ENUM);
 	const struct btf_type *t;
 
 	if (id < 0)
-		id = btf__find_by_name_kind(btf, TRACE_TYPE_ENUM, BTF_KIND_ENUM64);
+		id = btf__find_by_name_kind(btf, enum_name, BTF_KIND_ENUM64);
 	if (id < 0)
-		return et_error("BTF: no enum %s", TRACE_TYPE_ENUM);
+		return -1;
 	t = btf__type_by_id(btf, (uint32_t)id);
-	for (size_t k = 0; k < NR(enum_specs); k++) {
-		bool found = false;
+	for (uint32_t i = 0; i < btf_vlen(t); i++) {
+		const char *n;
 
-		for (uint32_t i = 0; i < btf_vlen(t) && !found; i++) {
-			const char *n;
-			int64_t v;
-
-			if (btf_is_enum(t)) {
-				n = btf__name_by_offset(btf, btf_enum(t)[i].name_off);
-				v = btf_enum(t)[i].val;
-			} else {
-				n = btf__name_by_offset(btf, btf_enum64(t)[i].name_off);
-				v = (int64_t)btf_enum64_value(&btf_enum64(t)[i]);
-			}
-			if (n && !strcmp(n, enum_specs[k].name)) {
-				memcpy((char *)L + enum_specs[k].at, &v, sizeof(v));
-				found = true;
-			}
+		if (btf_is_enum(t)) {
+			n = btf__name_by_offset(btf, btf_enum(t)[i].name_off);
+			*value = btf_enum(t)[i].val;
+		} else {
+			n = btf__name_by_offset(btf, btf_enum64(t)[i].name_off);
+			*value = (int64_t)btf_enum64_value(&btf_enum64(t)[i]);
 		}
-		if (!found)
-			return et_error("BTF: enum %s has no %s", TRACE_TYPE_ENUM, enum_specs[k].name);
+		if (n && !strcmp(n, name))
+			return 0;
+	}
+	return -1;
+}
+
+static int lookup_enums(const struct btf *btf, struct ftrace_layout *L)
+{
+	for (size_t k = 0; k < NR(enum_specs); k++) {
+		const struct enum_spec *e = &enum_specs[k];
+		int64_t v = -1;
+
+		if (find_enum_value(btf, e->enum_name, e->name, &v)) {
+			if (!e->optional && btf__find_by_name_kind(btf, e->enum_name, BTF_KIND_ENUM) < 0 &&
+			    btf__find_by_name_kind(btf, e->enum_name, BTF_KIND_ENUM64) < 0)
+				return et_error("BTF: no enum %s", e->enum_name);
+			if (!e->optional)
+				return et_error("BTF: enum %s has no %s", e->enum_name, e->name);
+			v = -1;
+		}
+		memcpy((char *)L + e->at, &v, sizeof(v));
 	}
 	return 0;
 }
@@ -299,26 +340,40 @@ static int quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list 
 	return 0;
 }
 
+/* One spec into L; 0, or -1 with an error. */
+static int lookup_spec(const struct btf *btf, const struct member_spec *s, struct ftrace_layout *L)
+{
+	int id = btf__find_by_name_kind(btf, s->type_name, BTF_KIND_STRUCT);
+	const struct btf_type *t;
+
+	if (id < 0)
+		return et_error("BTF: no struct %s", s->type_name);
+	t = btf__type_by_id(btf, (uint32_t)id);
+	if (!s->path) {
+		memcpy((char *)L + s->size_at, &t->size, sizeof(uint32_t));
+		return 0;
+	}
+	return lookup_member(btf, (uint32_t)id, s, (struct ftrace_field *)((char *)L + s->field_at));
+}
+
 static int fill_layout(struct ftrace_layout *L, const struct btf *btf)
 {
 	memset(L, 0, sizeof(*L));
 	L->btf_types = btf__type_cnt(btf);
 	for (size_t i = 0; i < NR(specs); i++) {
-		const struct member_spec *s = &specs[i];
-		int id = btf__find_by_name_kind(btf, s->type_name, BTF_KIND_STRUCT);
-		const struct btf_type *t;
-
-		if (id < 0)
-			return et_error("BTF: no struct %s", s->type_name);
-		t = btf__type_by_id(btf, (uint32_t)id);
-		if (!s->path) {
-			memcpy((char *)L + s->size_at, &t->size, sizeof(uint32_t));
+		if (!lookup_spec(btf, &specs[i], L))
 			continue;
-		}
-		if (lookup_member(btf, (uint32_t)id, s, (struct ftrace_field *)((char *)L + s->field_at)))
+		if (!specs[i].for_fill)
 			return -1;
+		/* The reader goes on without it; the fill is refused, saying why. */
+		if (!L->fill_missing[0])
+			snprintf(L->fill_missing, sizeof(L->fill_missing), "%s", et_last_error());
 	}
-	return lookup_enum(btf, L);
+	if (!L->fill_missing[0] && L->fill.write_stamp.size != 8)
+		snprintf(L->fill_missing, sizeof(L->fill_missing),
+			 "BTF: ring_buffer_per_cpu.write_stamp.time is %u bytes, not a 64-bit clock",
+			 L->fill.write_stamp.size);
+	return lookup_enums(btf, L);
 }
 
 int ftrace_layout_from_btf(struct ftrace_layout *L, const void *data, size_t size)

@@ -86,6 +86,21 @@ struct ftrace_layout {
 	struct { /* struct bputs_entry */
 		struct ftrace_field ip, str;
 	} bputs;
+
+	/*
+	 * What writing events into the ring takes besides (ring_fill.h). A
+	 * kernel whose BTF lacks one of these is still read; fill_missing then
+	 * says why its ring cannot be filled ("" when it can).
+	 */
+	struct {
+		struct ftrace_field buffer_flags;	/* trace_buffer.flags (RB_FL_OVERWRITE) */
+		struct ftrace_field write;		/* buffer_page.write */
+		struct ftrace_field entries_bytes, pages_touched, pages_lost; /* ring_buffer_per_cpu */
+		struct ftrace_field write_stamp, before_stamp; /* their 64-bit .time */
+		uint32_t fn_size, graph_ent_size, graph_ret_size; /* the entries' sizes */
+		int64_t irqs_nosupport; /* TRACE_FLAG_IRQS_NOSUPPORT; -1 when unknown */
+	} fill;
+	char fill_missing[160];
 };
 
 /* Fills L from raw BTF bytes (what a .BTF section holds). 0, or -1 with an
@@ -99,7 +114,8 @@ int ftrace_layout_from_image(struct ftrace_layout *L, const struct kernel_image 
 /*
  * What the layout reads, for tools that reproduce it (the test fixture
  * tests/fixtures/make_ftrace_btf.c copies exactly these members out of a
- * real kernel's BTF into a small one).
+ * real kernel's BTF into a small one): the reader's and the fill's, and
+ * the enum values, grouped by enum.
  */
 struct ftrace_layout_member {
 	const char *type_name; /* a struct in the BTF */
