@@ -13,6 +13,11 @@
 #                     "EARLYTRACE-FTRACE: ok, N functions" or
 #                     "EARLYTRACE-FTRACE: failed: ..." with the dmesg lines
 #                     that say why, then reboot
+#   tracefs           print the first 200 lines of the kernel's own
+#                     /sys/kernel/tracing/trace between the lines
+#                     EARLYTRACE-TRACEFS-BEGIN and EARLYTRACE-TRACEFS-END
+#                     (trace --follow: earlytrace's early calls first), then
+#                     power off
 # Idempotent; prints the path of the cpio on stdout, progress on stderr.
 #
 #   images/make-initramfs.sh [OUTPUT]
@@ -91,6 +96,13 @@ ftrace)
 		fi
 	fi
 	reboot -f ;;
+tracefs)
+	t=/sys/kernel/tracing
+	mount -t tracefs tracefs \$t 2>/dev/null
+	echo "EARLYTRACE-TRACEFS-BEGIN"
+	head -n 200 \$t/trace
+	echo "EARLYTRACE-TRACEFS-END"
+	poweroff -f ;;
 *)
 	reboot -f ;;
 esac

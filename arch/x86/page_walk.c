@@ -165,6 +165,28 @@ int arch_read_virt(const struct guest_mem *gm, const struct arch_paging *pg, uin
 	return 0;
 }
 
+int arch_write_virt(const struct guest_mem *gm, const struct arch_paging *pg, uint64_t va,
+		   const void *buf, size_t len)
+{
+	const uint8_t *in = buf;
+
+	while (len) {
+		uint64_t pa, end, chunk;
+
+		if (arch_translate(gm, pg, va, &pa, &end))
+			return -1;
+		chunk = end - va; /* modular, as in arch_read_virt() */
+		if (chunk > len)
+			chunk = len;
+		if (guest_mem_write(gm, pa, in, chunk))
+			return et_error_prefix("va 0x%llx", (unsigned long long)va);
+		in += chunk;
+		len -= chunk;
+		va += chunk;
+	}
+	return 0;
+}
+
 int arch_read_stack_top(const struct guest_mem *gm, const struct kvm_regs *r,
 		       const struct kvm_sregs *s, uint64_t *value)
 {

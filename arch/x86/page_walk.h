@@ -58,6 +58,10 @@ int arch_translate(const struct guest_mem *gm, const struct arch_paging *pg, uin
 int arch_read_virt(const struct guest_mem *gm, const struct arch_paging *pg, uint64_t va,
 		  void *buf, size_t len);
 
+/* Copies `len` bytes from buf to linear address `va`, the same way. */
+int arch_write_virt(const struct guest_mem *gm, const struct arch_paging *pg, uint64_t va,
+		   const void *buf, size_t len);
+
 /* The word (4 or 8 bytes, as the code runs) at the top of the guest's
  * stack: the return address when rip is at a function's first
  * instruction. 0, or -1 when the stack is not mapped. */

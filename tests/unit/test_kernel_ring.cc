@@ -42,7 +42,7 @@ struct Follow {
 		kr.global_trace = sim.global_trace();
 		kr.rec = &rec;
 		kr.vcpu = &vcpu;
-		EXPECT_EQ(kernel_ring_start_with(&kr, SynthMem::read, &mem), 0) << et_last_error();
+		EXPECT_EQ(kernel_ring_start_with(&kr, SynthMem::read, SynthMem::write, &mem), 0) << et_last_error();
 	}
 	~Follow()
 	{
@@ -214,4 +214,196 @@ TEST(KernelRing, DropsOfSeveralReasonsAddUp)
 	EXPECT_EQ(n[1].dropped, 3u);
 	EXPECT_EQ(n[2].dropped, 2u) << "7 of the host buffer's, 5 of them said before";
 	trace_reader_close(r);
+}
+
+// ---- the fill (vmm/trace/kernel_fill.c) --------------------------------
+
+namespace {
+
+et_ring_record early_call(uint64_t tsc, uint64_t ip, uint64_t parent, uint16_t flags = 0)
+{
+	et_ring_record e{};
+	e.tsc = tsc;
+	e.ip = ip;
+	e.parent_ip = parent;
+	e.kind = ET_REC_CALL;
+	e.flags = (uint16_t)(ET_REC_SRC_TRAMPOLINE | flags);
+	return e;
+}
+
+et_ring_record early_return(uint64_t tsc, uint64_t ip, uint16_t flags = 0)
+{
+	et_ring_record e{};
+	e.tsc = tsc;
+	e.ip = ip;
+	e.kind = ET_REC_RET;
+	e.flags = (uint16_t)(ET_REC_SRC_BREAKPOINT | flags);
+	return e;
+}
+
+void record(Follow &f, et_ring_record e)
+{
+	recorder_record(&f.rec, &e);
+}
+
+// What a reader inside the guest (tracefs) would get from CPU 0's ring.
+std::vector<SimEvent> ring_contents(Follow &f)
+{
+	ftrace_reader_config cfg{};
+	cfg.layout = &f.kr.layout;
+	cfg.global_trace = f.kr.global_trace;
+	cfg.read = SynthMem::read;
+	cfg.read_ctx = &f.mem;
+	ftrace_reader *r = ftrace_reader_new(&cfg);
+	Collected got;
+	ftrace_sink s = got.sink();
+	EXPECT_EQ(ftrace_reader_read(r, &s, true), 0);
+	ftrace_reader_free(r);
+	return got.on(0);
+}
+
+} // namespace
+
+TEST(KernelRing, FillPutsTheEarlyCallsFirstAndTheFileHasEachCallOnce)
+{
+	Follow f(1, 8);
+	// Early calls as the tracer recorded them: a trampoline batch drained
+	// after a later breakpoint event, so not in time order in the buffer;
+	// a VM exit, which is no call.
+	for (int i = 0; i < 50; i++)
+		record(f, early_call(1000 + 10 * (uint64_t)i,
+									   kIp + 16 * i, kIp + 4));
+	record(f, early_call(990, kIp + 0x900, kIp + 4));
+	struct et_exit x = {};
+	x.addr = 0x3f8;
+	x.size = 1;
+	record(f, et_exit_pack(995, kIp, &x));
+
+	kernel_ring_fill(&f.kr, &f.rec.buf, false);
+	EXPECT_STREQ(f.kr.fill_skipped, "");
+	EXPECT_EQ(f.kr.filled, 51u);
+	EXPECT_EQ(f.kr.fill_overrun, 0u);
+	EXPECT_EQ(f.kr.fill_readback_mismatches, 0u);
+
+	// The kernel's tracer starts and writes after them.
+	f.sim.adopt(0);
+	for (int i = 0; i < 30; i++)
+		f.sim.write(0, 5000 + 10 * (uint64_t)i, f.sim.fn(kIp + 0x4000 + i, kIp + 8));
+	kernel_ring_read(&f.kr, true);
+	EXPECT_EQ(f.kr.calls, 30u) << "the early calls are not read back as the kernel's";
+	EXPECT_EQ(f.kr.overwritten, 0u);
+
+	// Inside the guest: the early calls first, in time order, then the
+	// kernel's.
+	std::vector<SimEvent> ring = ring_contents(f);
+	ASSERT_EQ(ring.size(), 81u);
+	EXPECT_EQ(ring[0].ts, 990u);
+	EXPECT_EQ(ring[1].ts, 1000u);
+	EXPECT_EQ(ring[51].ts, 5000u);
+
+	// The file: 51 early calls (and the exit) as earlytrace's own, 30
+	// calls of source ftrace; nothing dropped.
+	struct trace_reader *r = f.reopen();
+	std::vector<et_ring_record> ev = events_of(r);
+	size_t own = 0, ftrace = 0;
+	for (const auto &e : ev)
+		if (et_rec_kind(&e) == ET_REC_CALL)
+			++(e.flags & ET_REC_F_FTRACE ? ftrace : own);
+	EXPECT_EQ(own, 51u);
+	EXPECT_EQ(ftrace, 30u);
+	EXPECT_EQ(trace_reader_info(r)->dropped, 0u);
+	size_t nr;
+	const trace_note *notes = trace_reader_notes(r, &nr);
+	std::string marks;
+	for (size_t i = 0; i < nr; i++)
+		marks += std::string(notes[i].text) + "\n";
+	EXPECT_NE(marks.find("follow: 51 early calls written into the kernel's ftrace ring (1 of its "
+			     "8 pages)"),
+		  std::string::npos)
+		<< marks;
+	trace_reader_close(r);
+}
+
+TEST(KernelRing, FillOfMoreThanTheRingHoldsKeepsTheNewestAndCountsTheRest)
+{
+	Follow f(1, 2);
+	for (int i = 0; i < 1000; i++)
+		record(f, early_call(1000 + 10 * (uint64_t)i,
+									   kIp + 16 * i, kIp + 4));
+	kernel_ring_fill(&f.kr, &f.rec.buf, false);
+	// 145 records of 28 bytes a page: the newest two pages (145 + 130).
+	EXPECT_EQ(f.kr.filled, 275u);
+	EXPECT_EQ(f.kr.fill_overrun, 725u);
+	EXPECT_EQ(f.kr.fill_readback_mismatches, 0u);
+	EXPECT_EQ(f.mem.get(f.sim.cpu_buffer(0), f.kr.layout.cpu_buffer.overrun), f.kr.fill_overrun);
+	kernel_ring_read(&f.kr, true);
+	// Not a loss of earlytrace's: its file has all 1000.
+	EXPECT_EQ(f.kr.overwritten, 0u);
+	std::vector<SimEvent> ring = ring_contents(f);
+	ASSERT_EQ(ring.size(), 275u);
+	EXPECT_EQ(ring[0].ts, 1000u + 10 * 725);
+}
+
+TEST(KernelRing, FillRefusedSaysWhyAndTheKernelsEventsStillComeIn)
+{
+	Follow f(1, 4);
+	f.sim.write(0, 50, f.sim.fn(kIp, kIp + 4)); // the ring is not empty
+	record(f, early_call(10, kIp + 16, kIp + 4));
+	kernel_ring_fill(&f.kr, &f.rec.buf, false);
+	EXPECT_STREQ(f.kr.fill_skipped, "CPU 0's ring already holds 1 events");
+	EXPECT_EQ(f.kr.filled, 0u);
+	kernel_ring_read(&f.kr, true);
+	EXPECT_EQ(f.kr.calls, 1u);
+}
+
+TEST(KernelRing, FillEventsForTheGraphCarryDepthAndCalltime)
+{
+	struct host_buffer b;
+	ASSERT_EQ(host_buffer_init(&b, 64, OVERFLOW_STOP), 0);
+	const uint64_t a = kIp + 0x10, c = kIp + 0x20, d = kIp + 0x30, u = kIp + 0x40;
+	for (const et_ring_record &e : {
+		     early_call(10, a, kIp, ET_REC_F_RET_TRACED),
+		     early_call(30, d, a, ET_REC_F_RET_TRACED),
+		     early_call(20, c, a, ET_REC_F_RET_TRACED), // recorded late, called earlier
+		     early_return(25, c),
+		     early_return(35, d),
+		     early_call(40, u, a, ET_REC_F_RET_TRACED),
+		     early_return(50, u, ET_REC_F_UNWOUND), // abandoned: no exit event
+		     early_return(60, a),
+		     early_return(70, kIp + 0x50), // its call came before capture
+	     })
+		host_buffer_add(&b, &e);
+
+	ftrace_fill_event *ev;
+	ssize_t n = kernel_fill_events(&b, 0, true, &ev);
+	ASSERT_EQ(n, 8);
+	struct Want {
+		uint64_t ts;
+		ftrace_fill_kind kind;
+		uint64_t ip;
+		int32_t depth;
+		uint64_t calltime;
+	} want[] = {
+		{ 10, FTRACE_FILL_GRAPH_ENTRY, a, 0, 0 },  { 20, FTRACE_FILL_GRAPH_ENTRY, c, 1, 0 },
+		{ 25, FTRACE_FILL_GRAPH_RETURN, c, 1, 20 }, { 30, FTRACE_FILL_GRAPH_ENTRY, d, 1, 0 },
+		{ 35, FTRACE_FILL_GRAPH_RETURN, d, 1, 30 }, { 40, FTRACE_FILL_GRAPH_ENTRY, u, 1, 0 },
+		{ 60, FTRACE_FILL_GRAPH_RETURN, a, 0, 10 }, { 70, FTRACE_FILL_GRAPH_RETURN, kIp + 0x50, 0, 70 },
+	};
+	for (size_t i = 0; i < 8; i++) {
+		SCOPED_TRACE(i);
+		EXPECT_EQ(ev[i].ts, want[i].ts);
+		EXPECT_EQ(ev[i].kind, want[i].kind);
+		EXPECT_EQ(ev[i].ip, want[i].ip);
+		EXPECT_EQ(ev[i].depth, want[i].depth);
+		EXPECT_EQ(ev[i].calltime, want[i].calltime);
+	}
+	free(ev);
+	// Without --graph: the calls only, as function events with parents.
+	n = kernel_fill_events(&b, 0, false, &ev);
+	ASSERT_EQ(n, 4);
+	EXPECT_EQ(ev[1].ip, c);
+	EXPECT_EQ(ev[1].parent_ip, a);
+	EXPECT_EQ(ev[1].kind, FTRACE_FILL_FUNCTION);
+	free(ev);
+	host_buffer_free(&b);
 }

@@ -67,10 +67,18 @@ const char cli_trace_usage[] =
 	"                         with --graph), ftrace_filter=/ftrace_notrace= from\n"
 	"                         -f/-n, trace_buf_size= and trace_clock=x86-tsc to\n"
 	"                         the kernel's command line, records until ftrace\n"
-	"                         patches code, then reads the kernel's ring buffers\n"
-	"                         from guest memory into the same trace\n"
+	"                         patches code, writes the calls recorded so far\n"
+	"                         into the kernel's own ring (so its readers,\n"
+	"                         tracefs and ftrace_dump_on_oops, show them too),\n"
+	"                         then reads that ring from guest memory into the\n"
+	"                         same trace\n"
+	"      --no-fill          --follow without writing the early calls into\n"
+	"                         the kernel's ring\n"
 	"      --kernel-buf-size SIZE  --follow: the kernel's ring per CPU\n"
-	"                         (default 4M)\n"
+	"                         (default 4M: about 148,000 function calls, the\n"
+	"                         early calls of a filtered boot with room to spare;\n"
+	"                         when they do not fit, the oldest are left out and\n"
+	"                         counted)\n"
 	"      --follow-period S  read the guest's rings (--follow's kernel ring,\n"
 	"                         guestlib's after its handoff) every S seconds\n"
 	"                         (default 0.1) and at every end of the run\n"
@@ -107,6 +115,7 @@ enum {
 	OPT_FOLLOW,
 	OPT_KERNEL_BUF_SIZE,
 	OPT_FOLLOW_PERIOD,
+	OPT_NO_FILL,
 };
 
 static const struct option trace_options_table[] = {
@@ -131,6 +140,7 @@ static const struct option trace_options_table[] = {
 	{ "follow", no_argument, NULL, OPT_FOLLOW },
 	{ "kernel-buf-size", required_argument, NULL, OPT_KERNEL_BUF_SIZE },
 	{ "follow-period", required_argument, NULL, OPT_FOLLOW_PERIOD },
+	{ "no-fill", no_argument, NULL, OPT_NO_FILL },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -238,6 +248,9 @@ static int trace_option(int c, const char *arg, struct trace_options *o)
 		return 0;
 	case OPT_FOLLOW:
 		o->follow = true;
+		return 0;
+	case OPT_NO_FILL:
+		o->no_fill = true;
 		return 0;
 	case OPT_KERNEL_BUF_SIZE:
 		if (cli_parse_size(arg, &o->kernel_buf_size))
@@ -360,5 +373,7 @@ int cli_parse_trace(int argc, char **argv, struct trace_options *o)
 		o->mode = TRACE_MODE_INT3;
 	if (cli_run_check("trace", &o->run))
 		return -1;
+	if (o->no_fill && !o->follow)
+		return et_error("--no-fill: only --follow writes into the kernel's ring");
 	return o->follow ? follow_params(o) : 0;
 }

@@ -250,9 +250,14 @@ static int find_cpu_buffer(const struct ftrace_fill_config *cfg, uint32_t cpu, u
 		return et_error("the kernel's ring does not overwrite (trace_options=nooverwrite?): "
 				"the early calls would crowd out the kernel's own");
 	cpus &= 0xffffffffu; /* an int */
-	if (cpu >= cpus || cpus > FTRACE_READER_MAX_CPUS || !buffers ||
-	    read_word(cfg, buffers + (uint64_t)cpu * ptr, ptr, addr) || !*addr)
-		return et_error("the kernel has no ring for CPU %u", cpu);
+	if (cpus > FTRACE_READER_MAX_CPUS || !buffers)
+		return et_error("the trace_buffer at 0x%llx has %llu CPUs and buffers 0x%llx",
+				(unsigned long long)buffer, (unsigned long long)cpus,
+				(unsigned long long)buffers);
+	if (cpu >= cpus || read_word(cfg, buffers + (uint64_t)cpu * ptr, ptr, addr) || !*addr) {
+		et_error("the kernel has no ring for CPU %u", cpu);
+		return 1;
+	}
 	return 0;
 }
 
@@ -349,15 +354,21 @@ int ftrace_ring_fill(const struct ftrace_fill_config *cfg, uint32_t cpu,
 	struct ring_cpu_view v = { 0 };
 	struct fill f = { .cfg = cfg, .L = L };
 	uint64_t cpu_buffer;
-	int ret = -1;
+	int ret;
 
 	memset(res, 0, sizeof(*res));
 	if (L->fill_missing[0])
 		return et_error("%s", L->fill_missing);
 	ring_page_format_from_layout(&fmt, L, page_size);
 	f.cap = ring_page_capacity(&fmt);
-	if (f.cap < 64 || check_events(L, ev, n) || find_cpu_buffer(cfg, cpu, &cpu_buffer))
-		return f.cap < 64 ? et_error("a %u-byte page holds no events", page_size) : -1;
+	if (f.cap < 64)
+		return et_error("a %u-byte page holds no events", page_size);
+	if (check_events(L, ev, n))
+		return -1;
+	ret = find_cpu_buffer(cfg, cpu, &cpu_buffer);
+	if (ret)
+		return ret;
+	ret = -1;
 	if (ring_walk_cpu(&v, L, &fmt, cfg->read, cfg->ctx, cpu_buffer,
 			  cfg->max_pages ? cfg->max_pages : FTRACE_READER_MAX_PAGES))
 		goto out;

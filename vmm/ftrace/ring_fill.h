@@ -81,9 +81,11 @@ struct ftrace_fill_result {
 };
 
 /*
- * Writes ev[0..n) (time order) into CPU cpu's ring. 0 with *res filled,
- * or -1 with an error saying why nothing was written (also when the
- * guest's memory refused a write part-way: then the error says so).
+ * Writes ev[0..n) (time order) into CPU cpu's ring. 0 with *res filled;
+ * 1 when the kernel has no ring for that CPU (not up yet when the ring
+ * was allocated: nothing written, the error says so); or -1 with an error
+ * saying why nothing was written (also when the guest's memory refused a
+ * write part-way: then the error says so).
  */
 int ftrace_ring_fill(const struct ftrace_fill_config *cfg, uint32_t cpu,
 		     const struct ftrace_fill_event *ev, size_t n, struct ftrace_fill_result *res);

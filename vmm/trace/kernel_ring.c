@@ -31,6 +31,13 @@ static int read_guest(void *ctx, uint64_t vaddr, void *buf, size_t len)
 	return arch_read_virt(&kr->vcpu->vm->mem, &kr->paging, vaddr, buf, len);
 }
 
+static int write_guest(void *ctx, uint64_t vaddr, const void *buf, size_t len)
+{
+	struct kernel_ring *kr = ctx;
+
+	return arch_write_virt(&kr->vcpu->vm->mem, &kr->paging, vaddr, buf, len);
+}
+
 static int symbol_name(void *ctx, uint64_t addr, bool with_offset, char *buf, size_t size)
 {
 	const struct kernel_ring *kr = ctx;
@@ -46,7 +53,8 @@ static int symbol_name(void *ctx, uint64_t addr, bool with_offset, char *buf, si
 	return 0;
 }
 
-int kernel_ring_start_with(struct kernel_ring *kr, ftrace_read_fn read, void *ctx)
+int kernel_ring_start_with(struct kernel_ring *kr, ftrace_read_fn read, ftrace_write_fn write,
+			   void *ctx)
 {
 	struct ftrace_reader_config cfg = {
 		.layout = &kr->layout,
@@ -59,6 +67,9 @@ int kernel_ring_start_with(struct kernel_ring *kr, ftrace_read_fn read, void *ct
 
 	if (kr->reader)
 		return 0;
+	kr->read = read;
+	kr->write = write;
+	kr->mem_ctx = ctx;
 	kr->takeover_tsc = recorder_now(kr->rec);
 	kr->reader = ftrace_reader_new(&cfg);
 	return kr->reader ? 0 : et_error_prefix("--follow");
@@ -74,7 +85,7 @@ int kernel_ring_start(struct kernel_ring *kr)
 	if (vcpu_get_sregs(kr->vcpu, &sregs))
 		return et_error_errno("--follow: cannot read the vCPU's page-table root");
 	kr->paging = arch_paging_of(&sregs);
-	return kernel_ring_start_with(kr, read_guest, kr);
+	return kernel_ring_start_with(kr, read_guest, write_guest, kr);
 }
 
 /* The guest time between earlytrace's last capture and the kernel's first

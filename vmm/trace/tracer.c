@@ -187,7 +187,10 @@ static void follow_start(void *ctx)
 	if (kernel_ring_start(&t->kring)) {
 		et_warn("%s", et_last_error());
 		recorder_mark_now(&t->rec, et_last_error());
+		return;
 	}
+	if (!t->o->no_fill)
+		kernel_ring_fill(&t->kring, &t->rec.buf, t->o->graph);
 }
 
 /* Every --follow-period, with the vCPU stopped: what the guest's rings

@@ -56,6 +56,7 @@ struct trace_options {
 	double hang_timeout_s;	   /* --hang-timeout: 0 none */
 	bool graph;		   /* --graph: record returns too */
 	bool follow;		   /* --follow: on into the kernel's own ftrace ring */
+	bool no_fill;		   /* --no-fill: leave the early calls out of that ring */
 	uint64_t kernel_buf_size;  /* --kernel-buf-size: the kernel's ring, per CPU */
 	double follow_period_s;	   /* --follow-period: between reads of it */
 	const char *expect;	   /* --expect FILE: check the trace (cmd/trace.c) */

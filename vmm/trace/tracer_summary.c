@@ -45,19 +45,32 @@ void tracer_print_summary(const struct tracer *t, FILE *out, const char *where)
 		t->patches.nr_int3, t->bp_events + t->graph.returns + t->graph.unwound,
 		t->patches.nr_call, tm->events, t->handoff.guest_events, kr->calls + kr->returns,
 		t->handoff_how ? "; handoff: " : "", t->handoff_how ? t->handoff_how : "", where);
-	if (t->o->follow)
+	if (t->o->follow) {
+		char fill[320];
+
+		if (t->o->no_fill || !kr->fill_tried)
+			snprintf(fill, sizeof(fill), "%s",
+				 t->o->no_fill ? "not written into it (--no-fill)" : "not written into it");
+		else if (kr->fill_skipped[0])
+			snprintf(fill, sizeof(fill), "not written into it (%s)", kr->fill_skipped);
+		else
+			snprintf(fill, sizeof(fill),
+				 "%" PRIu64 " written into it, %" PRIu64 " of them too old to fit%s",
+				 kr->filled + kr->fill_overrun, kr->fill_overrun,
+				 kr->fill_readback_mismatches ? ", read back NOT as written" : "");
 		fprintf(out,
-			"earlytrace: follow: %s; the kernel's ring: %" PRIu64 " calls, %" PRIu64
-			" returns, %" PRIu64 " texts, %" PRIu64 " other events in %" PRIu64
+			"earlytrace: follow: %s; the early calls: %s; the kernel's ring: %" PRIu64
+			" calls, %" PRIu64 " returns, %" PRIu64 " texts, %" PRIu64 " other events in %" PRIu64
 			" reads (%.1f us of VMM time a read, at most %" PRIu64
 			" events in one); %" PRIu64 " overwritten before a read, %" PRIu64
 			" not written by the kernel%s%s\n",
 			kr->reader ? "the kernel's tracer took over"
 				   : "the kernel's tracer never took over",
-			kr->calls, kr->returns, kr->texts, kr->raw, kr->reads,
+			fill, kr->calls, kr->returns, kr->texts, kr->raw, kr->reads,
 			kr->reads ? (double)kr->read_ns / (double)kr->reads / 1000.0 : 0.0,
 			kr->read_events_max, kr->overwritten, kr->not_written,
 			kr->warnings ? "; " : "", kr->warnings ? kr->first_warning : "");
+	}
 	if (t->patches.nr_call)
 		fprintf(out,
 			"earlytrace: trampolines: %s, %" PRIu64 " records a batch%s, %" PRIu64
