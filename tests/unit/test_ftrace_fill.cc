@@ -428,3 +428,57 @@ TEST(FtraceFill, ABtfWithoutAFillMemberIsReadButNotFilled)
 	EXPECT_EQ(ftrace_ring_fill(&cfg, 0, ev.data(), ev.size(), &res), -1);
 	EXPECT_STREQ(et_last_error(), "BTF: struct ring_buffer_per_cpu has no member pages_touched");
 }
+
+TEST(FtraceFill, TwoPagesSharingADataPageAreRefused)
+{
+	Ring r(1, 4);
+	const ftrace_layout &L = r.sim.layout();
+	r.mem.put(r.sim.ring_page(0, 2), L.buffer_page.page, r.sim.data_page(r.sim.ring_page(0, 1)));
+	expect_refused(r, 0, calls(10), "two buffer pages share data page");
+}
+
+TEST(FtraceFill, AStructInsideADataPageIsRefused)
+{
+	// A hostile ring whose data page holds the CPU's own struct: writing
+	// events there would overwrite the counters the fill writes too.
+	Ring r(1, 4);
+	const ftrace_layout &L = r.sim.layout();
+	uint64_t cpu = r.sim.cpu_buffer(0);
+	r.mem.put(r.sim.ring_page(0, 3), L.buffer_page.page, cpu - cpu % 4096);
+	expect_refused(r, 0, calls(10), "lies in a data page");
+}
+
+TEST(FtraceFill, AnUnalignedDataPageIsRefused)
+{
+	Ring r(1, 4);
+	const ftrace_layout &L = r.sim.layout();
+	r.mem.put(r.sim.ring_page(0, 1), L.buffer_page.page,
+		  r.sim.data_page(r.sim.ring_page(0, 1)) + 64);
+	expect_refused(r, 0, calls(10), "is not page-aligned");
+}
+
+TEST(FtraceFill, AReaderPageWithEventsIsRefused)
+{
+	Ring r(1, 4);
+	r.sim.write(0, 10, r.sim.fn(kIp, kIp + 4));
+	r.sim.consume_all(0); // the event is on the reader page now
+	r.sim.reset(0);	      // the counters say empty again; the reader page not
+	const ftrace_layout &L = r.sim.layout();
+	uint64_t reader = r.mem.get(r.sim.cpu_buffer(0), L.cpu_buffer.reader_page);
+	r.mem.put(r.sim.data_page(reader), L.data_page.commit, 28);
+	expect_refused(r, 0, calls(10), "reader page holds events");
+}
+
+TEST(FtraceFill, OldTimeStampsOnEmptyPagesDoNotReadAsRecycledPages)
+{
+	// A reset zeroes commit, not time_stamp: pages used before keep their
+	// stamps, which a reader could take for pages a consumer recycled.
+	Ring r(1, 8);
+	const ftrace_layout &L = r.sim.layout();
+	for (int i = 1; i < 8; i++)
+		r.mem.put(r.sim.data_page(r.sim.ring_page(0, i)), L.data_page.time_stamp, 10 + i);
+	auto ev = calls(100);
+	ftrace_fill_result res;
+	ASSERT_EQ(r.fill(0, ev, &res), 0) << et_last_error();
+	expect_same(r.read_all(), expected(r.sim, ev));
+}

@@ -261,8 +261,64 @@ static int find_cpu_buffer(const struct ftrace_fill_config *cfg, uint32_t cpu, u
 	return 0;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool in_pages(const uint64_t *pages, size_t n, uint64_t page)
+{
+	return bsearch(&page, pages, n, sizeof(*pages), cmp_u64) != NULL;
+}
+
+/* What the fill writes must be the ring's own and nothing else: data
+ * pages page-aligned, each its own, and no struct the fill also writes
+ * (the CPU's, a buffer_page) inside one, as a hostile guest could
+ * arrange. 0, or -1 with an error. */
+static int check_apart(const struct ring_cpu_view *v, const struct ftrace_layout *L,
+		       uint64_t cpu_buffer, uint32_t page_size, uint32_t cpu)
+{
+	uint64_t *pages = malloc(v->ring_pages * sizeof(*pages));
+	int ret = 0;
+
+	if (!pages)
+		return et_error("out of memory");
+	for (size_t i = 0; i < v->ring_pages; i++) {
+		pages[i] = v->ring[i].data;
+		if (pages[i] % page_size) {
+			ret = et_error("CPU %u's ring: data page 0x%llx is not page-aligned", cpu,
+				       (unsigned long long)pages[i]);
+			goto out;
+		}
+	}
+	qsort(pages, v->ring_pages, sizeof(*pages), cmp_u64);
+	for (size_t i = 1; i < v->ring_pages; i++)
+		if (pages[i] == pages[i - 1]) {
+			ret = et_error("CPU %u's ring: two buffer pages share data page 0x%llx", cpu,
+				       (unsigned long long)pages[i]);
+			goto out;
+		}
+	for (size_t i = 0; i <= v->ring_pages; i++) {
+		uint64_t at = i < v->ring_pages ? v->ring[i].bpage : cpu_buffer;
+		uint64_t end = at + (i < v->ring_pages ? L->buffer_page.size : L->cpu_buffer.size) - 1;
+
+		if (in_pages(pages, v->ring_pages, at - at % page_size) ||
+		    in_pages(pages, v->ring_pages, end - end % page_size)) {
+			ret = et_error("CPU %u's ring: the struct at 0x%llx lies in a data page", cpu,
+				       (unsigned long long)at);
+			goto out;
+		}
+	}
+out:
+	free(pages);
+	return ret;
+}
+
 /* The state tracer_init() leaves: a closed ring of nr_pages empty pages,
- * head, tail and commit on the same page, every counter 0. */
+ * head, tail and commit on the same page, every counter 0, an empty
+ * reader page. */
 static int check_empty(const struct ring_cpu_view *v, uint32_t cpu)
 {
 	if (!v->counters_read || v->fault)
@@ -284,6 +340,9 @@ static int check_empty(const struct ring_cpu_view *v, uint32_t cpu)
 		if (v->ring[i].commit_raw)
 			return et_error("CPU %u's ring has data on page 0x%llx", cpu,
 					(unsigned long long)v->ring[i].bpage);
+	for (size_t i = 0; i < v->seq_len; i++)
+		if (v->seq[i].where == RING_SEQ_READER)
+			return et_error("CPU %u's reader page holds events", cpu);
 	return 0;
 }
 
@@ -311,6 +370,13 @@ static int store(const struct fill *f, const struct ring_cpu_view *v, uint64_t c
 		    write_field(cfg, r->bpage, L->buffer_page.read, 0))
 			return -1;
 	}
+	/* The pages after them keep no old time stamp: a page with commit 0
+	 * and a time stamp before the head's looks to a reader like one a
+	 * consuming reader recycled (ring_walk.h). The kernel writes the
+	 * stamp when it moves onto a page. */
+	for (size_t i = f->count; i < v->ring_pages; i++)
+		if (v->ring[i].stamp && write_field(cfg, v->ring[i].data, L->data_page.time_stamp, 0))
+			return -1;
 	if (write_field(cfg, cpu_buffer, L->cpu_buffer.tail_page, v->ring[f->count - 1].bpage) ||
 	    write_field(cfg, cpu_buffer, L->cpu_buffer.commit_page, v->ring[f->count - 1].bpage) ||
 	    write_field(cfg, cpu_buffer, L->cpu_buffer.entries, f->entries) ||
@@ -372,7 +438,7 @@ int ftrace_ring_fill(const struct ftrace_fill_config *cfg, uint32_t cpu,
 	if (ring_walk_cpu(&v, L, &fmt, cfg->read, cfg->ctx, cpu_buffer,
 			  cfg->max_pages ? cfg->max_pages : FTRACE_READER_MAX_PAGES))
 		goto out;
-	if (check_empty(&v, cpu))
+	if (check_empty(&v, cpu) || check_apart(&v, L, cpu_buffer, page_size, cpu))
 		goto out;
 	res->nr_pages = v.nr_pages;
 	if (!n) {
