@@ -23,7 +23,7 @@ LONG_RUNS=${FUZZ_LONG_RUNS:-10000000}
 LONG_TIME=${FUZZ_LONG_TIME:-3600}
 OUT=build/fuzz
 TARGETS=(elf bzimage system_map kallsyms trace_reader hypercall tramp_drain page_walk expect
-	ftrace_page ftrace_ring panic_message printk_format domain_xml tracedat_readback)
+	ftrace_page ftrace_ring ftrace_fill panic_message printk_format domain_xml tracedat_readback)
 if [ $# -gt 0 ]; then TARGETS=("$@"); fi
 for t in "${TARGETS[@]}"; do
 	runs_var="FUZZ_RUNS_$t" time_var="FUZZ_MAX_TIME_$t"

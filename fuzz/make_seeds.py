@@ -821,7 +821,7 @@ def seeds_ftrace_page():
 
 
 def ft_ring(pages, head, tail, reader_page, entries, overrun=0, nr_pages=None,
-            read=0, next_override=None, committing=0):
+            read=0, next_override=None, committing=0, mode=2, flags=0):
     """Guest memory from 0x10000: global_trace, a trace_buffer with one CPU,
     its ring_buffer_per_cpu, len(pages) buffer_pages in a ring (RB_PAGE_HEAD
     on the pointer to pages[head]) plus a reader page, and their data pages.
@@ -835,6 +835,7 @@ def ft_ring(pages, head, tail, reader_page, entries, overrun=0, nr_pages=None,
     bpage = [base + 0x600 + 64 * i for i in range(n + 1)]  # the last: reader
     data = [base + 0x1000 * (i + 1) for i in range(n + 1)]
     put(gt + 32, u64(tb))
+    put(tb, u32(flags))
     put(tb + 4, u32(1))
     put(tb + 64, u64(arr))
     put(arr, u64(cpu))
@@ -856,7 +857,7 @@ def ft_ring(pages, head, tail, reader_page, entries, overrun=0, nr_pages=None,
     for i, (stamp, commit, body) in enumerate(pages + [reader_page]):
         put(bpage[i] + 48, u64(data[i]))
         put(data[i], u64(stamp) + u64(commit) + body[:4080])
-    return u64(base) + u8(2) + bytes(mem)
+    return u64(base) + u8(mode) + bytes(mem)
 
 
 def ft_full_page(stamp, count, first=0):
@@ -895,6 +896,25 @@ def seeds_ftrace_ring():
     write("ftrace_ring", "huge-nr-pages.bin",
           ft_ring([page(1000, 145), page(3000, 40, 145), empty], 0, 1, empty, 185,
                   nr_pages=1 << 40))
+def seeds_ftrace_fill():
+    # Rings as tracer_init() leaves them (RB_FL_OVERWRITE, every page empty,
+    # old time stamps left), filled with mode's events: some fit, some
+    # overflow the ring, some as function_graph; then rings the fill must
+    # refuse.
+    empty = (0, 0, b"")
+    stale = [(5000 + i, 0, b"") for i in range(3)]
+    write("ftrace_fill", "fits.bin", ft_ring([empty] * 4, 0, 0, empty, 0, mode=10, flags=1))
+    write("ftrace_fill", "overflows.bin", ft_ring(stale, 0, 0, empty, 0, mode=127, flags=1))
+    write("ftrace_fill", "graph.bin", ft_ring([empty] * 3, 0, 0, empty, 0, mode=0x80 | 40,
+                                              flags=1))
+    write("ftrace_fill", "no-overwrite.bin", ft_ring([empty] * 3, 0, 0, empty, 0, mode=5))
+    write("ftrace_fill", "not-empty.bin",
+          ft_ring([(1000, 28, ft_full_page(1000, 1).data), empty, empty], 0, 0, empty, 1,
+                  mode=5, flags=1))
+    write("ftrace_fill", "loop.bin", ft_ring([empty] * 3, 0, 0, empty, 0, mode=5, flags=1,
+                                             next_override={1: 0x10600 + 64}))
+
+
 def panic_input(fmt, words=(), word_bytes=8, ram=b""):
     """fuzz_panic_message's layout: mode (count, 0x80 for 4-byte words),
     u16 format length, the words, the format, then guest RAM."""
@@ -1002,6 +1022,7 @@ def main():
     seeds_expect()
     seeds_ftrace_page()
     seeds_ftrace_ring()
+    seeds_ftrace_fill()
     seeds_panic_message()
     seeds_printk_format()
     seeds_domain_xml()

@@ -28,7 +28,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 ALL_TARGETS=(elf bzimage system_map kallsyms trace_reader hypercall tramp_drain page_walk expect
-	ftrace_page ftrace_ring panic_message printk_format domain_xml tracedat_readback)
+	ftrace_page ftrace_ring ftrace_fill panic_message printk_format domain_xml tracedat_readback)
 RUNS=${FUZZ_RUNS:-200000}
 # Longest input the fuzzer makes (larger seeds are cut to it): what the
 # committed seeds need, so executions stay fast. FUZZ_MAX_LEN=0 lets
@@ -36,7 +36,7 @@ RUNS=${FUZZ_RUNS:-200000}
 declare -A DEFAULT_MAX_LEN=(
 	[elf]=16384 [bzimage]=16384 [system_map]=16384 [kallsyms]=16384
 	[trace_reader]=16384 [hypercall]=2048 [tramp_drain]=2048 [page_walk]=24576
-	[expect]=4096 [ftrace_page]=8192 [ftrace_ring]=32768 [panic_message]=4096 [printk_format]=4096
+	[expect]=4096 [ftrace_page]=8192 [ftrace_ring]=32768 [ftrace_fill]=32768 [panic_message]=4096 [printk_format]=4096
 	[domain_xml]=8192
 	[tracedat_readback]=16384
 )

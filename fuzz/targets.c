@@ -128,6 +128,7 @@ const struct fuzz_target fuzz_targets[] = {
 	{ "expect", fuzz_expect },
 	{ "ftrace_page", fuzz_ftrace_page },
 	{ "ftrace_ring", fuzz_ftrace_ring },
+	{ "ftrace_fill", fuzz_ftrace_fill },
 	{ "panic_message", fuzz_panic_message },
 	{ "printk_format", fuzz_printk_format },
 	{ "domain_xml", fuzz_domain_xml },

@@ -72,7 +72,11 @@ int fuzz_ftrace_page(const uint8_t *data, size_t size);
  * global_trace and everything it points to, read three times. */
 int fuzz_ftrace_ring(const uint8_t *data, size_t size);
 
-/* The layout both use: Linux 6.1 x86-64, as the committed BTF fixture has it. */
+/* The fill over such rings: every write inside the ring's own structures,
+ * and what was written reads back. */
+int fuzz_ftrace_fill(const uint8_t *data, size_t size);
+
+/* The layout all three use: Linux 6.1 x86-64, as the committed BTF fixture has it. */
 struct ftrace_layout;
 void fuzz_ftrace_layout(struct ftrace_layout *L);
 /* panic_message_format() on a guest panic's format string and argument

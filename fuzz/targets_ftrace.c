@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The fuzz targets of the kernel ring-buffer reader (vmm/ftrace/), beside
- * fuzz/targets.c and registered there: one page and its events, and whole
- * rings in guest memory. Both use Linux 6.1's x86-64 layout as the
+ * The fuzz targets of the kernel ring-buffer reader and fill (vmm/ftrace/),
+ * beside fuzz/targets.c and registered there: one page and its events,
+ * whole rings in guest memory, and the fill writing into them. Both use Linux 6.1's x86-64 layout as the
  * committed BTF fixture gives it (fuzz_ftrace_layout(); the regression
  * test checks the two agree), so the fuzzer spends its time on the
  * decoders, not on BTF.
@@ -16,8 +16,10 @@
 #include "vmm/ftrace/bprint.h"
 #include "vmm/ftrace/entries.h"
 #include "vmm/ftrace/guest_strings.h"
+#include "vmm/ftrace/ring_fill.h"
 #include "vmm/ftrace/ring_page.h"
 #include "vmm/ftrace/ring_reader.h"
+#include "vmm/ftrace/ring_walk.h"
 
 #define PAGE 4096u
 /* Guest memory of the ring target: the input after its header. */
@@ -87,6 +89,17 @@ void fuzz_ftrace_layout(struct ftrace_layout *L)
 	L->bprint.buf = fld(24, 0);
 	L->bputs.ip = fld(8, 8);
 	L->bputs.str = fld(16, 8);
+	L->fill.buffer_flags = fld(0, 4);
+	L->fill.write = fld(16, 8);
+	L->fill.entries_bytes = fld(120, 8);
+	L->fill.pages_touched = fld(176, 8);
+	L->fill.pages_lost = fld(184, 8);
+	L->fill.write_stamp = fld(232, 8);
+	L->fill.before_stamp = fld(240, 8);
+	L->fill.fn_size = 24;
+	L->fill.graph_ent_size = 20;
+	L->fill.graph_ret_size = 40;
+	L->fill.irqs_nosupport = 2;
 }
 
 /* Guest memory: [base, base + len) of input bytes; anything else fails. */
@@ -253,4 +266,155 @@ int fuzz_ftrace_ring(const uint8_t *data, size_t size)
 		ret |= ftrace_reader_read(r, &sink, i == (mode & 3));
 	ftrace_reader_free(r);
 	return ret ? -1 : 0;
+}
+
+/* Guest memory the fill may write: a copy of the input, and the ranges
+ * that are the ring's own (its CPU struct, its buffer_pages, their data
+ * pages), found before the fill by the reader's own walk. */
+struct fill_mem {
+	uint64_t base;
+	uint8_t *bytes;
+	size_t len;
+	uint64_t allowed[2 * RING_MAX_PAGES + 1][2];
+	size_t nr_allowed;
+};
+
+static int fill_read(void *ctx, uint64_t va, void *buf, size_t len)
+{
+	struct fill_mem *m = ctx;
+	struct fuzz_mem view = { m->base, m->bytes, m->len };
+
+	return mem_read(&view, va, buf, len);
+}
+
+static int fill_write(void *ctx, uint64_t va, const void *buf, size_t len)
+{
+	struct fill_mem *m = ctx;
+	bool inside = false;
+
+	if (va < m->base || va - m->base > m->len || len > m->len - (va - m->base))
+		return -1;
+	for (size_t i = 0; i < m->nr_allowed && !inside; i++)
+		inside = va >= m->allowed[i][0] && va + len <= m->allowed[i][1];
+	if (!inside)
+		abort(); /* the fill wrote outside the ring's own structures */
+	memcpy(m->bytes + (va - m->base), buf, len);
+	return 0;
+}
+
+/* The CPU 0 struct and its ring's pages as the reader's walk finds them. */
+static void allow_ring(struct fill_mem *m, const struct ftrace_layout *L)
+{
+	struct ring_page_format f;
+	struct ring_cpu_view v = { 0 };
+	uint64_t buffer = 0, buffers = 0, cpu = 0;
+
+	ring_page_format_from_layout(&f, L, PAGE);
+	if (fill_read(m, m->base + L->trace_array.buffer.offset, &buffer, 8) ||
+	    fill_read(m, buffer + L->trace_buffer.buffers.offset, &buffers, 8) ||
+	    fill_read(m, buffers, &cpu, 8))
+		return;
+	m->allowed[m->nr_allowed][0] = cpu;
+	m->allowed[m->nr_allowed++][1] = cpu + L->cpu_buffer.size;
+	if (ring_walk_cpu(&v, L, &f, fill_read, m, cpu, RING_MAX_PAGES) == 0)
+		for (size_t i = 0; i < v.ring_pages; i++) {
+			m->allowed[m->nr_allowed][0] = v.ring[i].bpage;
+			m->allowed[m->nr_allowed++][1] = v.ring[i].bpage + L->buffer_page.size;
+			m->allowed[m->nr_allowed][0] = v.ring[i].data;
+			m->allowed[m->nr_allowed++][1] = v.ring[i].data + PAGE;
+		}
+	ring_cpu_view_free(&v);
+}
+
+struct readback {
+	size_t events;
+	uint64_t last_ts;
+};
+
+static int count_readback(void *ctx, const struct ftrace_event *ev)
+{
+	struct readback *rb = ctx;
+
+	if (ev->cpu == 0) { /* another CPU's ring may hold anything */
+		rb->events++;
+		rb->last_ts = ev->ts;
+	}
+	return 0;
+}
+
+/*
+ * Input: u64 base (global_trace's address), u8 mode, then guest memory
+ * starting at base, as for ftrace_ring. ftrace_ring_fill() writes
+ * (mode & 0x7f) * 13 events (function events, or with mode's top bit
+ * function_graph entries and returns too, some deltas past 27 bits) into
+ * CPU 0's ring. Every write must land in the CPU's struct, a buffer_page
+ * of its ring or that page's data page; after a fill that succeeded, a
+ * reader must hand back exactly the events written, the newest last.
+ */
+int fuzz_ftrace_fill(const uint8_t *data, size_t size)
+{
+	static struct ftrace_fill_event ev[127 * 13];
+	struct ftrace_layout L;
+	struct ftrace_fill_config cfg = { 0 };
+	struct ftrace_reader_config rcfg = { 0 };
+	struct ftrace_fill_result res;
+	struct fill_mem m = { 0 };
+	struct readback rb = { 0 };
+	struct ftrace_sink sink = { &rb, count_readback, NULL, NULL };
+	struct ftrace_reader *r;
+	size_t n;
+	uint8_t mode;
+	int ret;
+
+	if (size < 9)
+		return -1;
+	for (int i = 0; i < 8; i++)
+		m.base |= (uint64_t)data[i] << (8 * i);
+	mode = data[8];
+	m.len = size - 9;
+	m.bytes = malloc(m.len ? m.len : 1);
+	if (!m.bytes)
+		return -1;
+	if (m.len)
+		memcpy(m.bytes, data + 9, m.len);
+	fuzz_ftrace_layout(&L);
+	allow_ring(&m, &L);
+
+	n = (size_t)(mode & 0x7f) * 13;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t prev = i ? ev[i - 1].ts : 1000;
+
+		memset(&ev[i], 0, sizeof(ev[i]));
+		ev[i].ts = prev + (i % 9 == 4 ? (1ull << 28) + i : 3 + i % 5);
+		ev[i].ip = 0xffffffff81000000ull + 16 * i;
+		ev[i].parent_ip = 0xffffffff81000008ull;
+		ev[i].kind = !(mode & 0x80) ? FTRACE_FILL_FUNCTION
+			     : i % 2	    ? FTRACE_FILL_GRAPH_RETURN
+					    : FTRACE_FILL_GRAPH_ENTRY;
+		ev[i].calltime = prev;
+	}
+	cfg.layout = &L;
+	cfg.global_trace = m.base;
+	cfg.read = fill_read;
+	cfg.write = fill_write;
+	cfg.ctx = &m;
+	cfg.max_pages = RING_MAX_PAGES;
+	ret = ftrace_ring_fill(&cfg, 0, ev, n, &res);
+	if (ret == 0 && n) {
+		rcfg.layout = &L;
+		rcfg.global_trace = m.base;
+		rcfg.read = fill_read;
+		rcfg.read_ctx = &m;
+		rcfg.max_cpus = RING_MAX_CPUS;
+		rcfg.max_pages = RING_MAX_PAGES;
+		r = ftrace_reader_new(&rcfg);
+		if (!r || ftrace_reader_read(r, &sink, true))
+			abort();
+		if (res.written + res.overrun != n || rb.events != res.written ||
+		    rb.last_ts != ev[n - 1].ts)
+			abort(); /* the ring does not read back as filled */
+		ftrace_reader_free(r);
+	}
+	free(m.bytes);
+	return ret == 0 ? 0 : -1;
 }

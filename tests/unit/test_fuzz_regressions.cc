@@ -78,6 +78,22 @@ TEST(FuzzRegression, PageWalk) { check_target("page_walk"); }
 TEST(FuzzRegression, Expect) { check_target("expect"); }
 TEST(FuzzRegression, FtracePage) { check_target("ftrace_page"); }
 TEST(FuzzRegression, FtraceRing) { check_target("ftrace_ring"); }
+TEST(FuzzRegression, FtraceFill)
+{
+	check_target("ftrace_fill");
+	// The seeds reach both ends: fills that succeed (and so are read back
+	// and checked) and rings the fill refuses.
+	for (const char *name : { "fits.bin", "overflows.bin", "graph.bin" }) {
+		std::vector<uint8_t> b = read_file_bytes(std::string(ET_TEST_SRCDIR) +
+							 "/fuzz-corpus/ftrace_fill/" + name);
+		EXPECT_EQ(fuzz_ftrace_fill(b.data(), b.size()), 0) << name << ": " << et_last_error();
+	}
+	for (const char *name : { "no-overwrite.bin", "not-empty.bin", "loop.bin" }) {
+		std::vector<uint8_t> b = read_file_bytes(std::string(ET_TEST_SRCDIR) +
+							 "/fuzz-corpus/ftrace_fill/" + name);
+		EXPECT_EQ(fuzz_ftrace_fill(b.data(), b.size()), -1) << name;
+	}
+}
 
 // The ftrace targets fuzz with a layout written out in fuzz/targets_ftrace.c;
 // it must be the one the committed BTF fixture gives.
