@@ -18,7 +18,10 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <atomic>
 #include <map>
+#include <pthread.h>
+#include <thread>
 #include <random>
 #include <string>
 #include <vector>
@@ -217,6 +220,45 @@ TEST(TraceFile, LargeBatchesAreSplit)
 	// No META from a NULL trace_meta: empty strings, not NULL.
 	EXPECT_STREQ(trace_reader_info(r)->kernel_path, "");
 	trace_reader_close(r);
+}
+
+// The VMM signals its vCPU threads all the time, and tmpfs gives up a
+// large fallocate() when a signal arrives (EINTR): the file grows anyway.
+// Before the retry, a trace in /dev/shm (the test VM's) lost its events
+// from the first interrupted growth on. Here a thread signals the writer
+// without pause while it grows the file a few times.
+TEST(TraceFile, GrowthInterruptedBySignalsIsRetried)
+{
+	if (!file_exists("/dev/shm"))
+		GTEST_SKIP() << "no /dev/shm (tmpfs)";
+	char path[] = "/dev/shm/earlytrace-eintr-XXXXXX";
+	int fd = mkstemp(path);
+	ASSERT_GE(fd, 0);
+	close(fd);
+	struct sigaction sa = {}, old = {};
+	sa.sa_handler = [](int) {};
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = 0; // no SA_RESTART, as for the vCPU threads' kick
+	ASSERT_EQ(sigaction(SIGUSR2, &sa, &old), 0);
+	pthread_t writer = pthread_self();
+	std::atomic<bool> stop{ false };
+	std::thread storm([&] {
+		while (!stop.load())
+			pthread_kill(writer, SIGUSR2);
+	});
+
+	auto e = make_events(8192);
+	trace_writer *w;
+	const size_t batches = 160; // 40 MiB of events: five growths of the file
+	ASSERT_EQ(trace_writer_open(&w, path, nullptr), 0);
+	for (size_t i = 0; i < batches; i++)
+		ASSERT_EQ(trace_writer_events(w, e.data(), e.size()), 0) << et_last_error();
+	stop = true;
+	storm.join();
+	sigaction(SIGUSR2, &old, nullptr);
+	EXPECT_EQ(trace_writer_written(w), batches * e.size());
+	EXPECT_EQ(trace_writer_close(w, batches * e.size(), 0, "done"), 0) << et_last_error();
+	unlink(path);
 }
 
 TEST(TraceFile, KilledWriterLeavesReadableFile)

@@ -88,7 +88,11 @@ static int allocate(struct trace_writer *w, uint64_t end)
 
 	if (end <= w->alloc_end)
 		return 0;
-	err = posix_fallocate(w->fd, (off_t)w->alloc_end, (off_t)(end - w->alloc_end));
+	/* tmpfs gives up a large allocation when a signal arrives (the VMM
+	 * signals its vCPU threads all the time): try again, as for write(). */
+	do
+		err = posix_fallocate(w->fd, (off_t)w->alloc_end, (off_t)(end - w->alloc_end));
+	while (err == EINTR);
 	if (err) {
 		/* Anything it did allocate would be zeros past our records:
 		 * keep the file's size where it was. */
