@@ -89,6 +89,7 @@ void fuzz_ftrace_layout(struct ftrace_layout *L)
 	L->bprint.buf = fld(24, 0);
 	L->bputs.ip = fld(8, 8);
 	L->bputs.str = fld(16, 8);
+	L->fill.time_start = fld(48, 8);
 	L->fill.buffer_flags = fld(0, 4);
 	L->fill.write = fld(16, 8);
 	L->fill.entries_bytes = fld(120, 8);

@@ -162,7 +162,7 @@ setpriv --pdeathsig KILL qemu-system-x86_64 \
 	-accel tcg -cpu max -smp 1 -m "$mem" \
 	-nodefaults -no-user-config -display none -no-reboot \
 	-kernel "$cache/vmlinuz" -initrd "$cache/initramfs.cpio.gz" \
-	-append "console=ttyS3 quiet panic=-1 et_cmd=$run/cmd.sh et_stdin=$stdin_mode et_stdout=$stdout_mode et_stderr=$stderr_mode" \
+	-append "console=ttyS3 quiet panic=-1 idle=poll et_cmd=$run/cmd.sh et_stdin=$stdin_mode et_stdout=$stdout_mode et_stderr=$stderr_mode" \
 	-serial "$stdin_serial" -serial "file:$run/stdout" -serial "file:$run/stderr" \
 	-serial "file:$run/console.log" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,multidevs=remap \

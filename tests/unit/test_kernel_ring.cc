@@ -279,9 +279,13 @@ TEST(KernelRing, FillPutsTheEarlyCallsFirstAndTheFileHasEachCallOnce)
 	x.size = 1;
 	record(f, et_exit_pack(995, kIp, &x));
 
+	// The kernel's reset set the buffer's start after the early calls:
+	// tracefs's trace file would skip them.
+	f.mem.put(f.kr.global_trace, f.kr.layout.fill.time_start, 4000);
 	kernel_ring_fill(&f.kr, &f.rec.buf, false);
 	EXPECT_STREQ(f.kr.fill_skipped, "");
 	EXPECT_EQ(f.kr.filled, 51u);
+	EXPECT_EQ(f.mem.get(f.kr.global_trace, f.kr.layout.fill.time_start), 990u);
 	EXPECT_EQ(f.kr.fill_overrun, 0u);
 	EXPECT_EQ(f.kr.fill_readback_mismatches, 0u);
 
@@ -347,11 +351,13 @@ TEST(KernelRing, FillOfMoreThanTheRingHoldsKeepsTheNewestAndCountsTheRest)
 TEST(KernelRing, FillRefusedSaysWhyAndTheKernelsEventsStillComeIn)
 {
 	Follow f(1, 4);
+	f.mem.put(f.kr.global_trace, f.kr.layout.fill.time_start, 4000);
 	f.sim.write(0, 50, f.sim.fn(kIp, kIp + 4)); // the ring is not empty
 	record(f, early_call(10, kIp + 16, kIp + 4));
 	kernel_ring_fill(&f.kr, &f.rec.buf, false);
 	EXPECT_STREQ(f.kr.fill_skipped, "CPU 0's ring already holds 1 events");
 	EXPECT_EQ(f.kr.filled, 0u);
+	EXPECT_EQ(f.mem.get(f.kr.global_trace, f.kr.layout.fill.time_start), 4000u) << "untouched";
 	kernel_ring_read(&f.kr, true);
 	EXPECT_EQ(f.kr.calls, 1u);
 }

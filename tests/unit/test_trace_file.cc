@@ -223,11 +223,12 @@ TEST(TraceFile, LargeBatchesAreSplit)
 }
 
 // The VMM signals its vCPU threads all the time, and tmpfs gives up a
-// large fallocate() when a signal arrives (EINTR): the file grows anyway.
-// Before the retry, a trace in /dev/shm (the test VM's) lost its events
-// from the first interrupted growth on. Here a thread signals the writer
-// without pause while it grows the file a few times.
-TEST(TraceFile, GrowthInterruptedBySignalsIsRetried)
+// fallocate() when a signal arrives (EINTR, the allocation undone): the
+// file must grow anyway. Before, a trace in /dev/shm (the test VM's) lost
+// its events from the first interrupted growth on (a retry alone could
+// start over forever). Here a thread signals the writer without pause
+// while it grows the file a few times.
+TEST(TraceFile, GrowthWhileSignalsArriveKeepsEveryEvent)
 {
 	if (!file_exists("/dev/shm"))
 		GTEST_SKIP() << "no /dev/shm (tmpfs)";

@@ -101,6 +101,7 @@ static const struct member_spec specs[] = {
 	/* The fill (ring_fill.h). rb_time_t is {local64_t time} on 64-bit
 	 * kernels; 32-bit ones split it in three words, which the fill does
 	 * not write: no member `time` there. */
+	FILL("trace_array", "array_buffer.time_start", MK_WORD, time_start),
 	FILL("trace_buffer", "flags", MK_WORD, buffer_flags),
 	FILL("buffer_page", "write", MK_WORD, write),
 	FILL("ring_buffer_per_cpu", "entries_bytes", MK_WORD, entries_bytes),

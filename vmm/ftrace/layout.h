@@ -93,6 +93,7 @@ struct ftrace_layout {
 	 * says why its ring cannot be filled ("" when it can).
 	 */
 	struct {
+		struct ftrace_field time_start;		/* trace_array.array_buffer.time_start */
 		struct ftrace_field buffer_flags;	/* trace_buffer.flags (RB_FL_OVERWRITE) */
 		struct ftrace_field write;		/* buffer_page.write */
 		struct ftrace_field entries_bytes, pages_touched, pages_lost; /* ring_buffer_per_cpu */

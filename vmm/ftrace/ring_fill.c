@@ -471,3 +471,17 @@ out:
 	ring_cpu_view_free(&v);
 	return ret;
 }
+
+int ftrace_fill_time_start(const struct ftrace_fill_config *cfg, uint64_t ts)
+{
+	const struct ftrace_layout *L = cfg->layout;
+	uint64_t start;
+
+	if (L->fill_missing[0])
+		return et_error("%s", L->fill_missing);
+	if (read_word(cfg, cfg->global_trace + L->fill.time_start.offset, L->fill.time_start.size,
+		      &start))
+		return et_error("cannot read global_trace at 0x%llx",
+				(unsigned long long)cfg->global_trace);
+	return start > ts ? write_field(cfg, cfg->global_trace, L->fill.time_start, ts) : 0;
+}

@@ -90,6 +90,14 @@ struct ftrace_fill_result {
 int ftrace_ring_fill(const struct ftrace_fill_config *cfg, uint32_t cpu,
 		     const struct ftrace_fill_event *ev, size_t n, struct ftrace_fill_result *res);
 
+/*
+ * After the fills: the trace array's time_start, from which tracefs's
+ * trace file shows events (older ones it skips as left over from before a
+ * reset) and the latency format counts, moved back to ts when it is
+ * later. 0, or -1 with an error.
+ */
+int ftrace_fill_time_start(const struct ftrace_fill_config *cfg, uint64_t ts);
+
 #ifdef __cplusplus
 }
 #endif

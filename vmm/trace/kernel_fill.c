@@ -234,7 +234,7 @@ void kernel_ring_fill(struct kernel_ring *kr, const struct host_buffer *early, b
 		.write = kr->write,
 		.ctx = kr->mem_ctx,
 	};
-	uint64_t pages = 0, nr_pages = 0;
+	uint64_t pages = 0, nr_pages = 0, first_ts = UINT64_MAX;
 	char text[320];
 
 	if (!kr->reader || kr->fill_tried)
@@ -278,17 +278,23 @@ void kernel_ring_fill(struct kernel_ring *kr, const struct host_buffer *early, b
 		}
 		kr->filled += res.written;
 		kr->fill_overrun += res.overrun;
+		if (res.written && res.first_ts < first_ts)
+			first_ts = res.first_ts;
 		pages += res.pages;
 		nr_pages += res.nr_pages;
 		memmove(ev, ev + res.overrun, (size_t)res.written * sizeof(*ev));
 		cpus[cpu] = (struct written){ ev, (size_t)res.written, 0 };
 	}
+	/* tracefs's trace file skips what is older than the buffer's start. */
+	if (kr->filled && ftrace_fill_time_start(&cfg, first_ts))
+		et_warn("--follow: the kernel's trace file will not show the early calls: %s",
+			et_last_error());
 	if (kr->filled || kr->fill_overrun)
 		read_back(kr, cpus, nr_cpus);
 	for (uint32_t cpu = 0; cpu < nr_cpus; cpu++)
 		free(cpus[cpu].ev);
 	free(cpus);
-	if (kr->fill_skipped[0])
+	if (kr->fill_skipped[0] && !kr->filled)
 		return;
 	snprintf(text, sizeof(text),
 		 "follow: %" PRIu64 " early calls written into the kernel's ftrace ring (%" PRIu64

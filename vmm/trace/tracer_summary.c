@@ -51,13 +51,14 @@ void tracer_print_summary(const struct tracer *t, FILE *out, const char *where)
 		if (t->o->no_fill || !kr->fill_tried)
 			snprintf(fill, sizeof(fill), "%s",
 				 t->o->no_fill ? "not written into it (--no-fill)" : "not written into it");
-		else if (kr->fill_skipped[0])
+		else if (kr->fill_skipped[0] && !kr->filled)
 			snprintf(fill, sizeof(fill), "not written into it (%s)", kr->fill_skipped);
 		else
 			snprintf(fill, sizeof(fill),
-				 "%" PRIu64 " written into it, %" PRIu64 " of them too old to fit%s",
+				 "%" PRIu64 " written into it, %" PRIu64 " of them too old to fit%s%s%s",
 				 kr->filled + kr->fill_overrun, kr->fill_overrun,
-				 kr->fill_readback_mismatches ? ", read back NOT as written" : "");
+				 kr->fill_readback_mismatches ? ", read back NOT as written" : "",
+				 kr->fill_skipped[0] ? "; a later vCPU's not: " : "", kr->fill_skipped);
 		fprintf(out,
 			"earlytrace: follow: %s; the early calls: %s; the kernel's ring: %" PRIu64
 			" calls, %" PRIu64 " returns, %" PRIu64 " texts, %" PRIu64 " other events in %" PRIu64

@@ -21,6 +21,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,15 +86,18 @@ static void put_u64(uint8_t *p, uint64_t v)
 /* Allocates the file up to end bytes: 0, or an errno value. */
 static int allocate(struct trace_writer *w, uint64_t end)
 {
+	sigset_t all, old;
 	int err;
 
 	if (end <= w->alloc_end)
 		return 0;
-	/* tmpfs gives up a large allocation when a signal arrives (the VMM
-	 * signals its vCPU threads all the time): try again, as for write(). */
-	do
-		err = posix_fallocate(w->fd, (off_t)w->alloc_end, (off_t)(end - w->alloc_end));
-	while (err == EINTR);
+	/* tmpfs gives up an allocation when a signal arrives (EINTR), and
+	 * undoes it: the VMM signals its vCPU threads all the time, so a retry
+	 * could start over forever. Signals wait until it is done instead. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = posix_fallocate(w->fd, (off_t)w->alloc_end, (off_t)(end - w->alloc_end));
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err) {
 		/* Anything it did allocate would be zeros past our records:
 		 * keep the file's size where it was. */
