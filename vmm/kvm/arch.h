@@ -20,6 +20,11 @@
 extern "C" {
 #endif
 
+/* What the VM needs before its RAM and its first vCPU (x86:
+ * KVM's TSS and identity map, the in-kernel IRQ chip, the PIT). 0, or -1
+ * with an error. */
+int arch_vm_create_platform(struct vm *vm);
+
 /* An exit the generic run loop does not know (vmm/kvm/run_loop.c):
  * EXIT_RESUME; EXIT_CRASH with *why set when the guest cannot go on; or
  * EXIT_UNKNOWN for an exit reason the architecture does not handle either.
