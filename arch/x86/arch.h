@@ -84,6 +84,19 @@ static inline bool arch_encode_site_call(uint8_t out[ARCH_SITE_LEN], uint64_t at
 	return x86_encode_call_rel32(out, at, target);
 }
 
+/* A code hook's bytes for port `port` (`out port, al`), and where on a
+ * function-entry site (its first bytes) a code hook for a breakpoint on
+ * it goes (vmm/kvm/code_hook.h). */
+static inline void arch_encode_code_hook(uint8_t out[ARCH_CODE_HOOK_LEN], uint8_t port)
+{
+	x86_encode_code_hook(out, port);
+}
+
+static inline size_t arch_code_hook_offset(const uint8_t site[ARCH_SITE_LEN])
+{
+	return x86_code_hook_offset(site);
+}
+
 /* A site as the kernel leaves it when tracing is off: the 5-byte nop. */
 #define arch_site_nop x86_nop5
 
