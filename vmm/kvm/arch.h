@@ -25,6 +25,18 @@ extern "C" {
  * with an error. */
 int arch_vm_create_platform(struct vm *vm);
 
+/* Hardware breakpoint `slot` at `addr` in the debug state KVM is given
+ * (vmm/kvm/guest_debug.c; x86: DR0-DR3 and their enable bits in DR7). */
+void arch_guest_debug_set_hw(struct kvm_guest_debug *dbg, unsigned slot, uint64_t addr);
+/* A debug exit (KVM_EXIT_DEBUG): whether it was a software breakpoint
+ * (int3 on x86), and whether hardware breakpoint `slot`, placed at `addr`,
+ * is among what hit (some KVMs report no hit bits: the address counts). */
+bool arch_debug_exit_is_int3(const struct kvm_debug_exit_arch *exit);
+bool arch_debug_exit_hit(const struct kvm_debug_exit_arch *exit, unsigned slot, uint64_t addr);
+/* Hands a software breakpoint no one in the VMM claimed to the guest, as
+ * the CPU would have (x86: #BP, a trap, rip past the int3). true if done. */
+bool arch_deliver_int3(struct vcpu *vcpu, struct kvm_regs *regs);
+
 /* An exit the generic run loop does not know (vmm/kvm/run_loop.c):
  * EXIT_RESUME; EXIT_CRASH with *why set when the guest cannot go on; or
  * EXIT_UNKNOWN for an exit reason the architecture does not handle either.
