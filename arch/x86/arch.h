@@ -15,6 +15,7 @@
 #include "arch/x86/cpu_mode.h"
 #include "arch/x86/cpu_model.h"
 #include "arch/x86/fentry_check.h"
+#include "arch/x86/host_tsc.h" /* host_tsc(): the host's counter the VMM times in */
 #include "arch/x86/insn.h"
 #include "arch/x86/msr_names.h"
 #include "arch/x86/page_walk.h"
@@ -38,6 +39,17 @@ static inline void arch_regs_set_ip(struct kvm_regs *r, uint64_t ip)
 {
 	r->rip = ip;
 }
+
+/* Whether the guest takes interrupts with these registers (RFLAGS.IF). */
+static inline bool arch_regs_interrupts_enabled(const struct kvm_regs *r)
+{
+	return r->rflags & X86_RFLAGS_IF;
+}
+
+/* The registers KVM hands over with each exit (KVM_CAP_SYNC_REGS, in
+ * kvm_run's s.regs): the general ones, and all the VMM reads. */
+#define ARCH_KVM_SYNC_GPRS KVM_SYNC_X86_REGS
+#define ARCH_KVM_SYNC_ALL (KVM_SYNC_X86_REGS | KVM_SYNC_X86_SREGS)
 
 /* The linear address the vCPU executes at (CS's base added outside long
  * mode), and that of the top of its stack. */

@@ -25,6 +25,11 @@ extern "C" {
  * with an error. */
 int arch_vm_create_platform(struct vm *vm);
 
+/* A new vCPU's architectural state that KVM wants before it first runs
+ * (x86: its CPUID, from what KVM supports and the CPU model). 0, or -1
+ * with an error. */
+int arch_vcpu_init(struct vcpu *vcpu, const struct cpu_model *model);
+
 /* Hardware breakpoint `slot` at `addr` in the debug state KVM is given
  * (vmm/kvm/guest_debug.c; x86: DR0-DR3 and their enable bits in DR7). */
 void arch_guest_debug_set_hw(struct kvm_guest_debug *dbg, unsigned slot, uint64_t addr);
