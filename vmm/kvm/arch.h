@@ -30,6 +30,12 @@ int arch_vm_create_platform(struct vm *vm);
  * with an error. */
 int arch_vcpu_init(struct vcpu *vcpu, const struct cpu_model *model);
 
+/* Probes what the KVM behind kvm_fd reports, in a scratch VM of the
+ * architecture's own (vmm/kvm/kvm_traits.h says what): fills in out. 0,
+ * or -1 with an error when not even the scratch VM could be made. */
+struct kvm_traits;
+int arch_probe_kvm_traits(int kvm_fd, struct kvm_traits *out);
+
 /* Hardware breakpoint `slot` at `addr` in the debug state KVM is given
  * (vmm/kvm/guest_debug.c; x86: DR0-DR3 and their enable bits in DR7). */
 void arch_guest_debug_set_hw(struct kvm_guest_debug *dbg, unsigned slot, uint64_t addr);
