@@ -81,6 +81,14 @@ void arch_crash_report(struct vcpu *vcpu, const char *what, FILE *out);
  * that is not dead: a panic, a hang). */
 void arch_show_vcpu_state(struct vcpu *vcpu, FILE *out);
 
+/* Code a guest may jump to in place of firmware to reset the machine
+ * (x86: the BIOS reset vector, F000:FFF0; arch/x86/kvm/reset_vector.c),
+ * written into guest memory. 0, or -1 with an error. */
+int arch_install_reset_code(const struct guest_mem *gm);
+/* Whether the vCPU is running that code: tells a reset through it from
+ * one a kernel asked for itself. */
+bool arch_runs_reset_code(struct vcpu *vcpu);
+
 /* Whether the guest can read an id the VMM gives each vCPU with one
  * instruction that also reads the time (x86: RDTSCP and TSC_AUX), as the
  * trampolines of a guest with several vCPUs do; KVM offers it only where

@@ -16,9 +16,8 @@
 #include <unistd.h>
 
 #include "arch/arch.h"
-#include "arch/x86/boot/acpi.h"
-#include "arch/x86/kvm/reset_vector.h"
 #include "earlytrace/abi.h"
+#include "vmm/kvm/arch.h"
 #include "vmm/kvm/run_loop.h"
 #include "vmm/loader/initrd.h"
 #include "vmm/machine/aps.h"
@@ -117,8 +116,8 @@ static int load_guest(struct machine *m, const struct run_options *o,
 	if (o->initrd && initrd_load(&m->vm.mem, o->initrd, m->kernel.phys_end,
 				     &boot.initrd_paddr, &boot.initrd_size))
 		return -1;
-	boot.acpi_rsdp = acpi_write_tables_cpus(&m->vm.mem, m->nr_cpus);
-	if (!boot.acpi_rsdp || reset_vector_install(&m->vm.mem))
+	boot.acpi_rsdp = boot_write_firmware_tables(&m->vm.mem, m->nr_cpus);
+	if (!boot.acpi_rsdp || arch_install_reset_code(&m->vm.mem))
 		return -1;
 	if (vcpu_get_sregs(&m->vcpu, &sregs))
 		return et_error_errno("KVM_GET_SREGS failed");
@@ -262,7 +261,7 @@ int machine_run(struct machine *m)
 		console_stop(&m->console);
 		/* The reset vector's code resets through the reset control
 		 * register: name the path the kernel took. */
-		if (vm_stop_reason(&m->vm) == RUN_END_RESET && reset_vector_is_running(&m->vcpu))
+		if (vm_stop_reason(&m->vm) == RUN_END_RESET && arch_runs_reset_code(&m->vcpu))
 			vm_set_stop_detail(&m->vm, "BIOS reset vector");
 		if (ok)
 			status = exit_status_for(m, m->opts->timeout_s);
