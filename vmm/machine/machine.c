@@ -222,7 +222,7 @@ int machine_create(struct machine *m, const struct run_options *o)
 		goto fail;
 	if (vcpu_create(&m->vcpu, &m->vm, 0, m->model) || machine_create_aps(m, o))
 		goto fail;
-	if (pc_devices_attach(&m->pc, &m->vm, STDOUT_FILENO) || load_guest(m, o, m->model, protocol) || load_symbols(m, o) ||
+	if (arch_devices_attach(&m->devices, &m->vm, &m->uart, STDOUT_FILENO) || load_guest(m, o, m->model, protocol) || load_symbols(m, o) ||
 	    nmi_at_start(m))
 		goto fail;
 	for (unsigned i = 0; i < m->nr_cpus; i++) {
@@ -253,7 +253,7 @@ int machine_run(struct machine *m)
 	m->vm.kick = kick_from_vm;
 	m->vm.kick_ctx = m;
 	atomic_store(&m->running, true);
-	if (console_start(&m->console, &m->pc.com1, &m->vm, MACHINE_KICK_SIGNAL) == 0 &&
+	if (console_start(&m->console, &m->uart, &m->vm, MACHINE_KICK_SIGNAL) == 0 &&
 	    machine_start_aps(m) == 0) {
 		bool ok = vcpu_run(&m->vcpu) == 0;
 
@@ -299,7 +299,8 @@ void machine_destroy(struct machine *m)
 	m->nr_cpus = 1;
 	if (m->vcpu.fd >= 0)
 		vcpu_destroy(&m->vcpu);
-	pc_devices_destroy(&m->pc);
+	arch_devices_destroy(m->devices);
+	m->devices = NULL;
 	if (m->vm.kvm_fd >= 0)
 		vm_destroy(&m->vm);
 	kernel_image_close(&m->kernel);

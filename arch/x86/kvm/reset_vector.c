@@ -7,7 +7,7 @@
  * (it picks EFI there, and without EFI falls back to the BIOS). earlytrace
  * has no firmware; it puts ten bytes of real-mode code at the vector that
  * write the reset value to the reset control register
- * (vmm/hw/reset_control.c), so this path ends the run like the others.
+ * (arch/x86/hw/reset_control.c), so this path ends the run like the others.
  * The functions are the hooks vmm/kvm/arch.h declares.
  */
 #include "vmm/kvm/arch.h"
