@@ -83,12 +83,6 @@ static inline arch_code_mode arch_code_mode_of_elf(unsigned elf_class)
 	return elf_class == 64 ? X86_CODE64 : X86_CODE32;
 }
 
-/* Whether an ELF image is for this architecture (e_machine). */
-static inline bool arch_elf_machine_ok(unsigned machine)
-{
-	return machine == EM_X86_64 || machine == EM_386;
-}
-
 /* A site rewritten to call `target` (the trampolines), as the code runs
  * at `at`: false when the target is out of the call's reach. */
 static inline bool arch_encode_site_call(uint8_t out[ARCH_SITE_LEN], uint64_t at, uint64_t target)
