@@ -4,8 +4,10 @@
  * arch/<arch>/kvm/ fills in (today arch/x86/kvm/), as kvmtool's generic
  * kvm-cpu.c leaves unknown exits and register dumps to x86/kvm-cpu.c and
  * Firecracker's vCPU loop hands them to run_arch_emulation. They are
- * declared here and defined there, so the core includes no architecture
- * and an arch/arm64/kvm/ would know which functions to write.
+ * declared here and defined there, so the core includes no x86 header
+ * (only arch/arch.h's generic names) and an arch/arm64/kvm/ would know
+ * which functions to write. The ioctls they issue go through
+ * vmm/kvm/arch_ioctl.h.
  */
 #ifndef VMM_KVM_ARCH_H
 #define VMM_KVM_ARCH_H
@@ -20,9 +22,9 @@
 extern "C" {
 #endif
 
-/* What the VM needs before its RAM and its first vCPU (x86:
- * KVM's TSS and identity map, the in-kernel IRQ chip, the PIT). 0, or -1
- * with an error. */
+/* What the VM needs before its RAM and its first vCPU (x86: KVM's TSS
+ * and identity map, the in-kernel IRQ chip, the PIT). 0, or -1 with an
+ * error. */
 int arch_vm_create_platform(struct vm *vm);
 
 /* A new vCPU's architectural state that KVM wants before it first runs
