@@ -2,9 +2,12 @@
 # Prints the include graph of the host program's folders (vmm/, arch/,
 # trampolines/): one line per edge, "from -> to  N" with N the number of
 # #include lines behind it, then every set of folders that include each
-# other in a circle, and every ioctl() call outside vmm/kvm/ (the one
-# folder that talks to KVM). Exits 1 when there is either, so a test
-# holds the layering (docs/architecture.md, "Layers").
+# other in a circle, every ioctl() call outside vmm/kvm/ (the one folder
+# that talks to KVM), and the x86 in vmm/: an include of an arch/x86/
+# header, an include of vmm/kvm/arch_ioctl.h outside vmm/kvm/ and
+# arch/*/kvm/, and an x86 name in code (comments and strings aside; the
+# list below). Exits 1 when there is any, so a test holds the layering
+# (docs/architecture.md, "Layers").
 #
 #   scripts/folder-graph.sh [--root DIR]        the edges, then the checks
 #   scripts/folder-graph.sh [--root DIR] --dot  the edges as a Graphviz digraph
@@ -84,5 +87,51 @@ if [ -n "$outside" ]; then
 	status=1
 else
 	echo "no ioctl outside vmm/kvm"
+fi
+
+# x86 lives in arch/ (and in the trampolines, guest code written for it):
+# vmm/ reaches it through arch/arch.h's generic names and the hooks that
+# vmm/kvm/arch.h, vmm/hw/arch_devices.h, vmm/mem/guest_mem.h and
+# vmm/loader/kernel_image.h declare, never through an arch/x86/ header.
+outside=$(find vmm -name '*.[ch]' -print0 2>/dev/null | sort -z |
+	xargs -0 grep -Hn '^[[:space:]]*#[[:space:]]*include[[:space:]]*"arch/x86/' || true)
+if [ -n "$outside" ]; then
+	echo "$outside" | sed 's/^/x86 header outside arch\/: /'
+	status=1
+else
+	echo "no x86 header outside arch/"
+fi
+
+# An architecture's own KVM ioctls go through vmm/kvm/arch_ioctl.h, which
+# only the core and the architectures' KVM halves include.
+outside=$(find vmm arch trampolines -name '*.[ch]' ! -path 'vmm/kvm/*' ! -path 'arch/*/kvm/*' \
+	-print0 2>/dev/null | sort -z |
+	xargs -0 grep -Hn '^[[:space:]]*#[[:space:]]*include[[:space:]]*"vmm/kvm/arch_ioctl.h"' || true)
+if [ -n "$outside" ]; then
+	echo "$outside" | sed 's/^/arch_ioctl.h outside vmm\/kvm and arch\/*\/kvm: /'
+	status=1
+else
+	echo "arch_ioctl.h only in vmm/kvm and arch/*/kvm"
+fi
+
+# x86 names in vmm/'s code, comments and string literals blanked first (a
+# message may say "x86"; the code may not name it): the project's x86
+# names (X86_*, x86_*), the guest-physical layout (LAYOUT_*) and the PC's
+# ports (PC_*) of arch/x86/, MSR indices, the ELF machines, KVM's x86-only
+# API (KVM_*X86*), x86 register fields of struct kvm_regs, kvm_sregs and
+# the debug state, and int3 spelt as its opcode.
+x86_names='\b([Xx]86_[A-Za-z0-9_]+|LAYOUT_[A-Z0-9_]+|PC_[A-Z0-9_]+|MSR_(IA32|KVM)_[A-Z0-9_]+'
+x86_names+='|EM_386|EM_X86_64|KVM_[A-Z0-9_]*X86[A-Z0-9_]*|0xcc)\b'
+x86_names+='|(\.|->)(rip|rflags|rsp|cr[0-4]|efer|dr6|dr7|debugreg)\b'
+outside=$(find vmm -name '*.[ch]' 2>/dev/null | sort | while read -r f; do
+	perl -0777 -pe 's{(/\*.*?\*/)|(//[^\n]*)|("(?:[^"\\\n]|\\.)*")|('"'"'(?:[^'"'"'\\\n]|\\.)*'"'"')}{
+		defined $1 ? ($1 =~ tr/\n//cdr) : defined $2 ? "" : defined $3 ? "\"\"" : "0"}gse' "$f" |
+		grep -nE "$x86_names" | sed "s|^|$f:|" || true
+done)
+if [ -n "$outside" ]; then
+	echo "$outside" | sed 's/^/x86 name outside arch\/: /'
+	status=1
+else
+	echo "no x86 name outside arch/"
 fi
 exit $status

@@ -15,6 +15,7 @@
 #include "arch/x86/cpu_mode.h"
 #include "arch/x86/cpu_model.h"
 #include "arch/x86/fentry_check.h"
+#include "arch/x86/host_tsc.h" /* host_tsc(): the host's counter the VMM times in */
 #include "arch/x86/insn.h"
 #include "arch/x86/msr_names.h"
 #include "arch/x86/page_walk.h"
@@ -38,6 +39,17 @@ static inline void arch_regs_set_ip(struct kvm_regs *r, uint64_t ip)
 {
 	r->rip = ip;
 }
+
+/* Whether the guest takes interrupts with these registers (RFLAGS.IF). */
+static inline bool arch_regs_interrupts_enabled(const struct kvm_regs *r)
+{
+	return r->rflags & X86_RFLAGS_IF;
+}
+
+/* The registers KVM hands over with each exit (KVM_CAP_SYNC_REGS, in
+ * kvm_run's s.regs): the general ones, and all the VMM reads. */
+#define ARCH_KVM_SYNC_GPRS KVM_SYNC_X86_REGS
+#define ARCH_KVM_SYNC_ALL (KVM_SYNC_X86_REGS | KVM_SYNC_X86_SREGS)
 
 /* The linear address the vCPU executes at (CS's base added outside long
  * mode), and that of the top of its stack. */
@@ -71,17 +83,24 @@ static inline arch_code_mode arch_code_mode_of_elf(unsigned elf_class)
 	return elf_class == 64 ? X86_CODE64 : X86_CODE32;
 }
 
-/* Whether an ELF image is for this architecture (e_machine). */
-static inline bool arch_elf_machine_ok(unsigned machine)
-{
-	return machine == EM_X86_64 || machine == EM_386;
-}
-
 /* A site rewritten to call `target` (the trampolines), as the code runs
  * at `at`: false when the target is out of the call's reach. */
 static inline bool arch_encode_site_call(uint8_t out[ARCH_SITE_LEN], uint64_t at, uint64_t target)
 {
 	return x86_encode_call_rel32(out, at, target);
+}
+
+/* A code hook's bytes for port `port` (`out port, al`), and where on a
+ * function-entry site (its first bytes) a code hook for a breakpoint on
+ * it goes (vmm/kvm/code_hook.h). */
+static inline void arch_encode_code_hook(uint8_t out[ARCH_CODE_HOOK_LEN], uint8_t port)
+{
+	x86_encode_code_hook(out, port);
+}
+
+static inline size_t arch_code_hook_offset(const uint8_t site[ARCH_SITE_LEN])
+{
+	return x86_code_hook_offset(site);
 }
 
 /* A site as the kernel leaves it when tracing is off: the 5-byte nop. */

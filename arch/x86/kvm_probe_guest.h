@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The throw-away guest that vmm/kvm/kvm_traits.c runs once per process, in
- * a scratch VM of its own, to learn what this KVM reports before the real
- * guest runs a single instruction: whether a guest int3 and a
+ * The throw-away guest that arch/x86/kvm/kvm_traits.c runs once per
+ * process, in a scratch VM of its own, to learn what this KVM reports
+ * before the real guest runs a single instruction: whether a guest int3 and a
  * debug-register breakpoint reach the VMM, whether port I/O can be
  * completed and the instruction run again (the code hooks), and whether
  * the vCPU's state survives a triple fault. Each test is

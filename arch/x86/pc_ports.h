@@ -25,7 +25,7 @@
 #ifndef ARCH_X86_PC_PORTS_H
 #define ARCH_X86_PC_PORTS_H
 
-/* i8042 keyboard controller (vmm/hw/i8042.c): no keyboard, but the
+/* i8042 keyboard controller (arch/x86/hw/i8042.c): no keyboard, but the
  * self tests Linux runs and the reset line that ends a run. */
 #define PC_PORT_I8042_DATA 0x60
 #define PC_PORT_I8042_CMD 0x64	/* status on read */
@@ -40,7 +40,7 @@
 #define PC_IRQ_COM1 4 /* its interrupt line on the 8259 */
 
 /* The PCI reset control register (Intel's RST_CNT, as on PIIX/ICH PCs;
- * vmm/hw/reset_control.c): a write with PC_RESET_CONTROL_CPU set resets
+ * arch/x86/hw/reset_control.c): a write with PC_RESET_CONTROL_CPU set resets
  * the machine. The ACPI FADT names it as the reset register, with
  * PC_RESET_CONTROL_VALUE. */
 #define PC_PORT_RESET_CONTROL 0xcf9
@@ -49,7 +49,7 @@
 #define PC_RESET_CONTROL_VALUE (PC_RESET_CONTROL_SYS | PC_RESET_CONTROL_CPU)
 
 /* Hardware-reduced ACPI's sleep registers, named by the FADT
- * (arch/x86/boot/acpi.c, vmm/hw/acpi_sleep.c): write (SLP_TYP << 2) | SLP_EN to
+ * (arch/x86/boot/acpi.c, arch/x86/hw/acpi_sleep.c): write (SLP_TYP << 2) | SLP_EN to
  * the control register to enter a sleep state; the status one reads 0. */
 #define PC_PORT_ACPI_SLEEP_CONTROL 0x600
 #define PC_PORT_ACPI_SLEEP_STATUS 0x601

@@ -25,7 +25,7 @@
 #include "earlytrace/abi.h"
 #include "vmm/cmd/cli.h"
 #include "vmm/hw/debug_exit.h"
-#include "vmm/hw/i8042.h"
+#include "arch/x86/hw/i8042.h"
 #include "vmm/hw/serial8250.h"
 #include "vmm/kvm/iobus.h"
 #include "vmm/loader/bzimage.h"

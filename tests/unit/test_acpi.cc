@@ -9,7 +9,7 @@
 
 #include "tests/shim/earlytrace_shim.h"
 #include "arch/x86/boot/acpi.h"
-#include "vmm/hw/acpi_sleep.h"
+#include "arch/x86/hw/acpi_sleep.h"
 #include "vmm/kvm/vm.h"
 
 namespace {

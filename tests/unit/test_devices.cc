@@ -6,7 +6,7 @@
 #include <string>
 
 #include "tests/shim/earlytrace_shim.h"
-#include "vmm/hw/reset_control.h"
+#include "arch/x86/hw/reset_control.h"
 
 namespace {
 

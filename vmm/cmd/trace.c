@@ -200,11 +200,11 @@ int cmd_trace(int argc, char **argv)
 		/* A line on a terminal only, while the guest runs. */
 		if (progress_start(&progress, STDERR_FILENO, 0.5, tracer_progress_sample, &tracer))
 			et_print_error(); /* the run goes on without it */
-		machine.pc.com1.before_tx = progress_erase;
-		machine.pc.com1.before_tx_ctx = &progress;
+		machine.uart.before_tx = progress_erase;
+		machine.uart.before_tx_ctx = &progress;
 		status = machine_run(&machine);
 		progress_stop(&progress);
-		machine.pc.com1.before_tx = NULL;
+		machine.uart.before_tx = NULL;
 		ran = true;
 		finished = tracer_finish(&tracer) == 0;
 		tracer_print_summary(&tracer, stderr,

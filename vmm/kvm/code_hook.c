@@ -4,18 +4,16 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "arch/x86/cpu_mode.h"
-#include "arch/x86/page_walk.h"
-#include "arch/x86/site_verify.h"
+#include "arch/arch.h"
 #include "earlytrace/abi.h"
 #include "vmm/kvm/vcpu.h"
 #include "vmm/util/error.h"
 
 static const uint8_t *hook_bytes(void)
 {
-	static uint8_t bytes[X86_CODE_HOOK_LEN];
+	static uint8_t bytes[ARCH_CODE_HOOK_LEN];
 
-	x86_encode_code_hook(bytes, ET_PORT_CODE_HOOK);
+	arch_encode_code_hook(bytes, ET_PORT_CODE_HOOK);
 	return bytes;
 }
 
@@ -62,15 +60,15 @@ static struct code_hook *armed_at(struct code_hooks *ch, uint64_t at, const stru
 static void disarm(struct vm *vm, struct code_hook *h)
 {
 	struct code_hooks *ch = &vm->hooks;
-	uint8_t *code = guest_mem_ptr(&vm->mem, h->paddr, X86_CODE_HOOK_LEN);
+	uint8_t *code = guest_mem_ptr(&vm->mem, h->paddr, ARCH_CODE_HOOK_LEN);
 
 	if (!h->armed)
 		return;
 	h->armed = false;
 	if (armed_at(ch, h->at, h))
 		return;
-	if (code && !memcmp(code, hook_bytes(), X86_CODE_HOOK_LEN)) {
-		memcpy(code, h->orig, X86_CODE_HOOK_LEN);
+	if (code && !memcmp(code, hook_bytes(), ARCH_CODE_HOOK_LEN)) {
+		memcpy(code, h->orig, ARCH_CODE_HOOK_LEN);
 		return;
 	}
 	ch->lost++;
@@ -83,7 +81,7 @@ static int arm(struct vm *vm, struct vcpu *vcpu, struct code_hook *h)
 {
 	struct code_hooks *ch = &vm->hooks;
 	const struct code_hook *twin;
-	uint8_t site[X86_SITE_LEN] = { 0 };
+	uint8_t site[ARCH_SITE_LEN] = { 0 };
 	uint64_t pa;
 	uint8_t *code;
 
@@ -91,26 +89,26 @@ static int arm(struct vm *vm, struct vcpu *vcpu, struct code_hook *h)
 		return et_error("cannot place a breakpoint at 0x%" PRIx64
 				": it is not in guest memory",
 				h->addr);
-	code = guest_mem_ptr(&vm->mem, pa, X86_SITE_LEN);
+	code = guest_mem_ptr(&vm->mem, pa, ARCH_SITE_LEN);
 	if (code)
-		memcpy(site, code, X86_SITE_LEN);
-	h->at = h->addr + x86_code_hook_offset(site);
+		memcpy(site, code, ARCH_SITE_LEN);
+	h->at = h->addr + arch_code_hook_offset(site);
 	if (h->at != h->addr && translate(vm, vcpu, h->at, &pa))
 		return et_error("cannot place a breakpoint at 0x%" PRIx64
 				": it is not in guest memory",
 				h->at);
 	h->paddr = pa;
-	code = guest_mem_ptr(&vm->mem, pa, X86_CODE_HOOK_LEN);
+	code = guest_mem_ptr(&vm->mem, pa, ARCH_CODE_HOOK_LEN);
 	if (!code)
 		return et_error("cannot place a breakpoint at 0x%" PRIx64
 				": it is not in guest memory",
 				h->at);
 	twin = armed_at(ch, h->at, h);
 	if (twin) {
-		memcpy(h->orig, twin->orig, X86_CODE_HOOK_LEN);
+		memcpy(h->orig, twin->orig, ARCH_CODE_HOOK_LEN);
 	} else {
-		memcpy(h->orig, code, X86_CODE_HOOK_LEN);
-		memcpy(code, hook_bytes(), X86_CODE_HOOK_LEN);
+		memcpy(h->orig, code, ARCH_CODE_HOOK_LEN);
+		memcpy(code, hook_bytes(), ARCH_CODE_HOOK_LEN);
 	}
 	h->armed = true;
 	return 0;
@@ -168,15 +166,15 @@ uint64_t code_hooks_at(const struct vm *vm, uint64_t addr)
 	return 0;
 }
 
-/* The hook a vCPU stopped at, linear address `rip` (on the out, or past
+/* The hook a vCPU stopped at, linear address `ip` (on the out, or past
  * it on KVMs that advance rip before the exit): an armed one, or where
  * one fired lately. */
-static bool hook_at(struct code_hooks *ch, uint64_t rip, uint64_t *at)
+static bool hook_at(struct code_hooks *ch, uint64_t ip, uint64_t *at)
 {
 	for (unsigned i = 0; i < CODE_HOOKS_MAX; i++) {
 		const struct code_hook *h = &ch->hooks[i];
 
-		if (h->used && h->armed && (h->at == rip || h->at + X86_CODE_HOOK_LEN == rip)) {
+		if (h->used && h->armed && (h->at == ip || h->at + ARCH_CODE_HOOK_LEN == ip)) {
 			*at = h->at;
 			return true;
 		}
@@ -184,7 +182,7 @@ static bool hook_at(struct code_hooks *ch, uint64_t rip, uint64_t *at)
 	for (unsigned i = 0; i < CODE_HOOKS_MAX; i++) {
 		uint64_t f = ch->fired[i];
 
-		if (f && (f == rip || f + X86_CODE_HOOK_LEN == rip)) {
+		if (f && (f == ip || f + ARCH_CODE_HOOK_LEN == ip)) {
 			*at = f;
 			return true;
 		}
@@ -207,7 +205,7 @@ bool code_hook_exit(struct vcpu *vcpu, uint64_t *at, bool *fatal)
 		return false;
 	if (vcpu_get_regs(vcpu, &regs, &sregs) < 0)
 		return false;
-	linear = x86_instruction_pointer(&sregs, &regs);
+	linear = arch_code_address(&sregs, &regs);
 	if (!hook_at(ch, linear, at))
 		return false; /* the guest's own write to the port */
 	/* The out completes first (rip past it); only then may rip move. */
@@ -216,8 +214,8 @@ bool code_hook_exit(struct vcpu *vcpu, uint64_t *at, bool *fatal)
 		*fatal = true;
 		return true;
 	}
-	linear = x86_instruction_pointer(&sregs, &regs);
-	if (linear != *at + X86_CODE_HOOK_LEN) {
+	linear = arch_code_address(&sregs, &regs);
+	if (linear != *at + ARCH_CODE_HOOK_LEN) {
 		et_error("a code hook at 0x%" PRIx64 " completed with rip at 0x%" PRIx64, *at,
 			 linear);
 		*fatal = true;
@@ -231,7 +229,7 @@ bool code_hook_exit(struct vcpu *vcpu, uint64_t *at, bool *fatal)
 			ch->fired[ch->next_fired++ % CODE_HOOKS_MAX] = *at;
 		}
 	}
-	regs.rip -= X86_CODE_HOOK_LEN;
+	arch_regs_set_ip(&regs, arch_regs_ip(&regs) - ARCH_CODE_HOOK_LEN);
 	if (vcpu_set_regs(vcpu, &regs) < 0) {
 		et_error_errno("cannot move rip back over a code hook");
 		*fatal = true;

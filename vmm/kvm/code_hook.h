@@ -27,7 +27,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arch/x86/insn.h"
+#include "arch/arch.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -49,7 +49,7 @@ struct code_hook {
 	uint64_t addr;	/* the breakpoint's address (linear) */
 	uint64_t at;	/* where the hook's bytes are: addr, or past a site there */
 	uint64_t paddr; /* guest-physical address of `at` */
-	uint8_t orig[X86_CODE_HOOK_LEN];
+	uint8_t orig[ARCH_CODE_HOOK_LEN];
 	bool used;	/* addr is wanted by a slot */
 	bool armed;	/* the hook's bytes are in guest memory */
 };

@@ -3,9 +3,8 @@
 
 #include <sys/ioctl.h>
 
-#include "arch/x86/cpu_mode.h"
-#include "arch/x86/insn.h"
-#include "arch/x86/page_walk.h"
+#include "arch/arch.h"
+#include "vmm/kvm/arch.h"
 #include "vmm/kvm/kvm_traits.h"
 #include "vmm/kvm/vcpu.h"
 #include "vmm/util/error.h"
@@ -21,8 +20,7 @@ static int apply(struct vcpu *vcpu)
 		if (!d->hw_addr[i] || hooks)
 			continue;
 		dbg.control |= KVM_GUESTDBG_ENABLE | KVM_GUESTDBG_USE_HW_BP;
-		dbg.arch.debugreg[i] = d->hw_addr[i];
-		dbg.arch.debugreg[7] |= X86_DR7_GLOBAL(i);
+		arch_guest_debug_set_hw(&dbg, i, d->hw_addr[i]);
 	}
 	if (d->int3_fn)
 		dbg.control |= KVM_GUESTDBG_ENABLE | KVM_GUESTDBG_USE_SW_BP;
@@ -103,14 +101,6 @@ int guest_debug_set_int3(struct vcpu *vcpu, guest_debug_int3_fn fn, void *ctx)
 	return share(vcpu);
 }
 
-/* int3 raises #BP, a trap: the guest's handler sees rip after the int3. */
-static bool deliver_bp(struct vcpu *vcpu, struct kvm_regs *regs)
-{
-	regs->rip += 1;
-	return vcpu_set_regs(vcpu, regs) == 0 &&
-	       vcpu_inject_exception(vcpu, X86_VECTOR_BP, false, 0) == 0;
-}
-
 /* With several vCPUs, another one may have put a site's own bytes back
  * (--oneshot's first call, the handoff, the end of capture) between this
  * vCPU's int3 and its exit being handled, which waited for the exit lock
@@ -124,9 +114,9 @@ static bool int3_gone(struct vcpu *vcpu, const struct kvm_regs *regs,
 	uint8_t b;
 
 	return vcpu->vm && vcpu->vm->nr_vcpus > 1 &&
-	       arch_read_virt(&vcpu->vm->mem, &pg, x86_instruction_pointer(sregs, regs),
+	       arch_read_virt(&vcpu->vm->mem, &pg, arch_code_address(sregs, regs),
 			     &b, 1) == 0 &&
-	       b != X86_OPCODE_INT3;
+	       b != ARCH_BREAKPOINT_INSN;
 }
 
 bool guest_debug_int3(struct vcpu *vcpu, struct kvm_regs *regs, const struct kvm_sregs *sregs)
@@ -142,7 +132,7 @@ bool guest_debug_int3(struct vcpu *vcpu, struct kvm_regs *regs, const struct kvm
 	}
 	if (d->int3_fn && d->int3_fn(d->int3_ctx, vcpu, regs, sregs))
 		return true;
-	return deliver_bp(vcpu, regs);
+	return arch_deliver_int3(vcpu, regs);
 }
 
 bool guest_debug_handle_exit(struct vcpu *vcpu)
@@ -150,7 +140,7 @@ bool guest_debug_handle_exit(struct vcpu *vcpu)
 	const struct kvm_debug_exit_arch *arch = &vcpu->run->debug.arch;
 	struct guest_debug *d = &vcpu->debug;
 
-	if (arch->exception == X86_VECTOR_BP) {
+	if (arch_debug_exit_is_int3(arch)) {
 		struct kvm_regs regs;
 		struct kvm_sregs sregs;
 
@@ -163,8 +153,7 @@ bool guest_debug_handle_exit(struct vcpu *vcpu)
 	 * match on the address too. */
 	unsigned hit = 0;
 	for (unsigned i = 0; i < GUEST_DEBUG_HW_SLOTS; i++) {
-		if (!d->hw_addr[i] ||
-		    !((arch->dr6 & X86_DR6_HIT(i)) || d->hw_addr[i] == arch->pc))
+		if (!d->hw_addr[i] || !arch_debug_exit_hit(arch, i, d->hw_addr[i]))
 			continue;
 		hit++;
 		if (d->hw_fn[i])

@@ -5,23 +5,13 @@
  * counting while its thread waits, so a loaded host makes every traced
  * duration longer; reports take these waits out (vmm/trace/overhead.h).
  *
- * KVM already keeps the figure for paravirtual guests: its steal-time
- * area (MSR_KVM_STEAL_TIME, Documentation/virt/kvm/x86/msr.rst) holds the
- * thread's run-queue delay in ns, refreshed every time the vCPU enters the
- * guest. The VMM points each vCPU's MSR at 64 bytes of a page of its own,
- * mapped where the guest has neither RAM nor a device
- * (LAYOUT_HOST_WAIT_AREA, in the MMIO hole; the memory map never names
- * it), and reads it after every KVM_RUN: one load from memory.
- *
- * A guest that uses steal time itself (Linux with KVM_FEATURE_STEAL_TIME)
- * writes the MSR with its own address; KVM then refreshes the guest's
- * area instead and ours stops changing. The first exit that finds our
- * area's version unchanged asks KVM for the MSR once (KVM_GET_MSRS) and
- * goes on reading the guest's area, whose steal field KVM keeps counting
- * the same way (an INIT, which resets the MSR, gets ours back). What a guest writes into its own area is not trusted: a
- * steal value that goes backwards is a new baseline, not a wait. A guest
- * that turns steal time off, or an area outside RAM, ends the counting
- * (host_wait.known false from then on).
+ * KVM already keeps the figure for paravirtual guests, in a memory area
+ * per vCPU that it refreshes every time the vCPU enters the guest: the
+ * VMM points each vCPU at a slot of a page of its own and reads it after
+ * every KVM_RUN, one load from memory. Where that area is and how a vCPU
+ * is pointed at it is the architecture's (x86: KVM's steal-time MSR,
+ * arch/x86/kvm/host_wait.c, which defines these functions). A guest that
+ * uses the area itself is followed; what it writes there is not trusted.
  */
 #ifndef VMM_KVM_HOST_WAIT_H
 #define VMM_KVM_HOST_WAIT_H

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What this KVM reports to the VMM, learnt once per process in a scratch
- * VM of its own (arch/x86/kvm_probe_guest.h) before any guest runs, so
- * that nothing the VMM finds out changes what the real guest executes:
+ * VM of its own before any guest runs (the architecture's probes:
+ * arch/x86/kvm/kvm_traits.c), so that nothing the VMM finds out changes
+ * what the real guest executes:
  *  - whether a guest int3 exits to the VMM (KVM_GUESTDBG_USE_SW_BP, or as
  *    an emulation failure at the int3 on KVMs that cannot run it): real
  *    VMX and SVM do; KVM nested under QEMU's TCG does not (the int3 goes

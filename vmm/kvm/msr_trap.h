@@ -10,6 +10,7 @@
  * KVM checks a few MSRs less strictly for the host than for the guest
  * (APIC base, EFER, the TSC: a host write of IA32_TSC sets the TSC
  * offset), and x2APIC MSRs (0x800-0x8ff) cannot be filtered at all.
+ * MSRs are x86's: arch/x86/kvm/msr_trap.c defines these functions.
  */
 #ifndef VMM_KVM_MSR_TRAP_H
 #define VMM_KVM_MSR_TRAP_H

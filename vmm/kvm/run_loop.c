@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
-#include "arch/x86/host_tsc.h"
+#include "arch/arch.h"
 #include "vmm/kvm/arch.h"
 #include "vmm/kvm/host_wait.h"
 #include "vmm/util/error.h"
@@ -182,7 +182,7 @@ int vcpu_run(struct vcpu *vcpu)
 			break;
 		}
 		if (vcpu->sync_regs)
-			vcpu->run->kvm_valid_regs = KVM_SYNC_X86_REGS | KVM_SYNC_X86_SREGS;
+			vcpu->run->kvm_valid_regs = ARCH_KVM_SYNC_ALL;
 		vcpu->regs_synced = false;
 		/* One TSC read: the end of this exit's charge and where the
 		 * next KVM_RUN starts (vmm/trace/host_waits.c places waits by it). */

@@ -8,33 +8,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "arch/x86/boot_cpu.h"
-#include "arch/x86/cpu_mode.h"
-#include "arch/x86/host_tsc.h"
-#include "arch/x86/msr.h"
+#include "arch/arch.h"
+#include "vmm/kvm/arch.h"
 #include "vmm/util/error.h"
 #include "vmm/util/sorted.h"
-
-#define CPUID_MAX_ENTRIES 256
-
-static int setup_cpuid(struct vcpu *vcpu, const struct cpu_model *model)
-{
-	struct kvm_cpuid2 *cpuid;
-	int ret = 0;
-
-	cpuid = cpuid_alloc(CPUID_MAX_ENTRIES);
-	if (!cpuid)
-		return et_error("out of memory");
-	if (ioctl(vcpu->vm->kvm_fd, KVM_GET_SUPPORTED_CPUID, cpuid) < 0)
-		ret = et_error_errno("KVM_GET_SUPPORTED_CPUID failed");
-	if (!ret) {
-		cpu_model_apply(model, cpuid, vcpu->id);
-		if (ioctl(vcpu->fd, KVM_SET_CPUID2, cpuid) < 0)
-			ret = et_error_errno("KVM_SET_CPUID2 failed");
-	}
-	free(cpuid);
-	return ret;
-}
 
 int vcpu_create(struct vcpu *vcpu, struct vm *vm, unsigned id, const struct cpu_model *model)
 {
@@ -57,12 +34,11 @@ int vcpu_create(struct vcpu *vcpu, struct vm *vm, unsigned id, const struct cpu_
 	}
 	vcpu->run = run;
 	vcpu->sync_regs = (ioctl(vm->kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_SYNC_REGS) &
-			   (KVM_SYNC_X86_REGS | KVM_SYNC_X86_SREGS)) ==
-			  (KVM_SYNC_X86_REGS | KVM_SYNC_X86_SREGS);
+			   ARCH_KVM_SYNC_ALL) == ARCH_KVM_SYNC_ALL;
 	vm->vcpus[id] = vcpu;
 	if (vm->nr_vcpus <= id)
 		vm->nr_vcpus = id + 1;
-	if (setup_cpuid(vcpu, model)) {
+	if (arch_vcpu_init(vcpu, model)) {
 		vcpu_destroy(vcpu);
 		return -1;
 	}
@@ -80,43 +56,6 @@ void vcpu_destroy(struct vcpu *vcpu)
 		vcpu->vm->vcpus[vcpu->id] = NULL;
 	vcpu->run = NULL;
 	vcpu->fd = -1;
-}
-
-int vcpu_set_firmware_msrs(struct vcpu *vcpu)
-{
-	struct {
-		struct kvm_msrs hdr;
-		struct kvm_msr_entry entries[BOOT_CPU_MAX_MSRS];
-	} msrs = { 0 };
-
-	msrs.hdr.nmsrs = boot_cpu_msrs(msrs.entries, BOOT_CPU_MAX_MSRS);
-	if (ioctl(vcpu->fd, KVM_SET_MSRS, &msrs) < 0)
-		return et_error_errno("KVM_SET_MSRS failed");
-	return 0;
-}
-
-int vcpu_set_boot_state(struct vcpu *vcpu, const struct kvm_regs *regs,
-			const struct kvm_sregs *sregs)
-{
-	struct {
-		struct kvm_msrs hdr;
-		struct kvm_msr_entry entries[BOOT_CPU_MAX_MSRS];
-	} msrs = { 0 };
-	struct kvm_fpu fpu;
-
-	msrs.hdr.nmsrs = boot_cpu_msrs(msrs.entries, BOOT_CPU_MAX_MSRS);
-	boot_cpu_setup_fpu(&fpu);
-	if (ioctl(vcpu->fd, KVM_SET_SREGS, sregs) < 0)
-		return et_error_errno("KVM_SET_SREGS failed");
-	if (ioctl(vcpu->fd, KVM_SET_REGS, regs) < 0)
-		return et_error_errno("KVM_SET_REGS failed");
-	if (ioctl(vcpu->fd, KVM_SET_FPU, &fpu) < 0)
-		return et_error_errno("KVM_SET_FPU failed");
-	/* KVM_SET_MSRS returns how many it set; fewer is not fatal (a host
-	 * without MTRR emulation), the guest then sees reset values. */
-	if (ioctl(vcpu->fd, KVM_SET_MSRS, &msrs) < 0)
-		return et_error_errno("KVM_SET_MSRS failed");
-	return 0;
 }
 
 void vcpu_observe_exit(struct vcpu *vcpu, const struct et_exit *x)
@@ -169,7 +108,7 @@ int vcpu_set_regs(struct vcpu *vcpu, const struct kvm_regs *regs)
 {
 	if (vcpu->regs_synced) {
 		vcpu->run->s.regs.regs = *regs;
-		vcpu->run->kvm_dirty_regs |= KVM_SYNC_X86_REGS;
+		vcpu->run->kvm_dirty_regs |= ARCH_KVM_SYNC_GPRS;
 		return 0;
 	}
 	return ioctl(vcpu->fd, KVM_SET_REGS, regs) < 0 ? -1 : 0;
@@ -201,68 +140,6 @@ int vcpu_set_msr(struct vcpu *vcpu, uint32_t index, uint64_t value)
 	struct one_msr m = { .hdr.nmsrs = 1, .entry = { .index = index, .data = value } };
 
 	return ioctl(vcpu->fd, KVM_SET_MSRS, &m) == 1 ? 0 : -1;
-}
-
-/* RDTSC + KVM's offset is the guest's TSC when, bracketed by two RDTSCs,
- * KVM_GET_MSRS reads a value between them plus the offset. */
-static bool tsc_offset_holds(struct vcpu *vcpu, uint64_t offset)
-{
-	for (int i = 0; i < 3; i++) {
-		uint64_t before = host_tsc(), tsc, after;
-
-		if (vcpu_get_msr(vcpu, X86_MSR_IA32_TSC, &tsc))
-			return false;
-		after = host_tsc();
-		if (tsc - offset >= before && tsc - offset <= after)
-			return true;
-	}
-	return false;
-}
-
-static void choose_tsc_source(struct vcpu *vcpu)
-{
-	vcpu->tsc_source = 2;
-#ifdef KVM_VCPU_TSC_OFFSET
-	{
-		uint64_t offset = 0;
-		struct kvm_device_attr attr = {
-			.group = KVM_VCPU_TSC_CTRL,
-			.attr = KVM_VCPU_TSC_OFFSET,
-			.addr = (uint64_t)(uintptr_t)&offset,
-		};
-
-		if (ioctl(vcpu->fd, KVM_GET_DEVICE_ATTR, &attr) == 0 &&
-		    tsc_offset_holds(vcpu, offset)) {
-			vcpu->tsc_offset = offset;
-			vcpu->tsc_source = 1;
-		}
-	}
-#endif
-}
-
-bool vcpu_guest_tsc_is_free(struct vcpu *vcpu)
-{
-	if (!vcpu->tsc_source)
-		choose_tsc_source(vcpu);
-	return vcpu->tsc_source == 1;
-}
-
-uint64_t vcpu_guest_tsc(struct vcpu *vcpu)
-{
-	uint64_t tsc;
-
-	if (vcpu_guest_tsc_is_free(vcpu)) {
-		vcpu->tsc_read_host_tsc = host_tsc();
-		return vcpu->tsc_read_host_tsc + vcpu->tsc_offset;
-	}
-	return vcpu_get_msr(vcpu, X86_MSR_IA32_TSC, &tsc) ? 0 : tsc;
-}
-
-uint64_t vcpu_tsc_khz(struct vcpu *vcpu)
-{
-	int khz = ioctl(vcpu->fd, KVM_GET_TSC_KHZ, 0);
-
-	return khz > 0 ? (uint64_t)khz : 0;
 }
 
 int vcpu_get_fpu(struct vcpu *vcpu, struct kvm_fpu *fpu)
@@ -359,13 +236,13 @@ int vcpu_time_exit_again(struct vcpu *vcpu, const struct kvm_regs *regs, uint64_
 	uint32_t reason = vcpu->run->exit_reason;
 	uint64_t before, after;
 
-	if (regs->rflags & X86_RFLAGS_IF || vcpu->run->kvm_dirty_regs)
+	if (arch_regs_interrupts_enabled(regs) || vcpu->run->kvm_dirty_regs)
 		return -1;
 	/* The resume that follows hands KVM changed registers (rip past the
 	 * site): this entry loads them too, unchanged, so it costs what that
 	 * one will (measured: 0.15 us more an entry on nested kvm-pvm). */
 	if (vcpu->regs_synced)
-		vcpu->run->kvm_dirty_regs = KVM_SYNC_X86_REGS;
+		vcpu->run->kvm_dirty_regs = ARCH_KVM_SYNC_GPRS;
 	before = host_tsc();
 	if (ioctl(vcpu->fd, KVM_RUN, 0) < 0) {
 		vcpu->run->kvm_dirty_regs = 0;
@@ -379,7 +256,7 @@ int vcpu_time_exit_again(struct vcpu *vcpu, const struct kvm_regs *regs, uint64_
 	/* Something ran first after all (an NMI): this is another exit, and
 	 * the caller's registers are stale. */
 	if (vcpu->run->exit_reason != reason ||
-	    (vcpu->regs_synced && vcpu->run->s.regs.regs.rip != regs->rip))
+	    (vcpu->regs_synced && arch_regs_ip(&vcpu->run->s.regs.regs) != arch_regs_ip(regs)))
 		return -2;
 	*ticks = after - before;
 	return 0;

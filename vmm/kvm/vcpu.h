@@ -12,7 +12,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arch/x86/cpu_model.h"
 #include "vmm/kvm/guest_debug.h"
 #include "vmm/kvm/host_wait.h"
 #include "vmm/kvm/vm.h"
@@ -24,6 +23,7 @@ extern "C" {
 #endif
 
 struct vcpu;
+struct cpu_model; /* the architecture's CPU model (arch/arch.h) */
 
 /* What handling one exit came to (vmm/kvm/run_loop.h). */
 enum exit_verdict {
@@ -108,7 +108,8 @@ struct vcpu {
 int vcpu_create(struct vcpu *vcpu, struct vm *vm, unsigned id, const struct cpu_model *model);
 void vcpu_destroy(struct vcpu *vcpu);
 
-/* Loads the boot register state (regs, sregs, FPU, the firmware MSRs). */
+/* Loads the boot register state (regs, sregs, FPU, the firmware MSRs);
+ * defined by the architecture (arch/x86/kvm/boot_state.c). */
 int vcpu_set_boot_state(struct vcpu *vcpu, const struct kvm_regs *regs,
 			const struct kvm_sregs *sregs);
 
@@ -151,7 +152,7 @@ int vcpu_set_msr(struct vcpu *vcpu, uint32_t index, uint64_t value);
  * TSC_ADJUST; Linux does not on a clean start) moves KVM's offset, and
  * the VMM's timestamps would then be off by that step.
  */
-uint64_t vcpu_guest_tsc(struct vcpu *vcpu);
+uint64_t vcpu_guest_tsc(struct vcpu *vcpu); /* arch/x86/kvm/guest_tsc.c */
 /* Whether vcpu_guest_tsc() works without a system call. */
 bool vcpu_guest_tsc_is_free(struct vcpu *vcpu);
 

@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 #include "vmm/kvm/vm.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <linux/kvm.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "arch/x86/layout.h"
+#include "vmm/kvm/arch.h"
 #include "vmm/kvm/host_wait.h"
 #include "vmm/kvm/kvm_traits.h"
 #include "vmm/kvm/vcpu.h"
@@ -28,26 +27,6 @@ static int map_memory(struct vm *vm)
 		if (ioctl(vm->vm_fd, KVM_SET_USER_MEMORY_REGION, &slot) < 0)
 			return et_error_errno("KVM_SET_USER_MEMORY_REGION (slot %u) failed", i);
 	}
-	return 0;
-}
-
-static int create_platform(struct vm *vm)
-{
-	/* The speaker port (0x61) stays in the kernel's PIT model: Linux polls
-	 * its output bit while calibrating, and a userspace round trip per
-	 * poll would be slow or, unanswered, hang. */
-	struct kvm_pit_config pit = { .flags = KVM_PIT_SPEAKER_DUMMY };
-	uint64_t identity_map = LAYOUT_KVM_IDENTITY_MAP;
-
-	if (ioctl(vm->vm_fd, KVM_SET_TSS_ADDR, (unsigned long)LAYOUT_KVM_TSS) < 0)
-		return et_error_errno("KVM_SET_TSS_ADDR failed");
-	if (ioctl(vm->vm_fd, KVM_SET_IDENTITY_MAP_ADDR, &identity_map) < 0 && errno != ENOTTY &&
-	    errno != EINVAL)
-		return et_error_errno("KVM_SET_IDENTITY_MAP_ADDR failed");
-	if (ioctl(vm->vm_fd, KVM_CREATE_IRQCHIP, 0) < 0)
-		return et_error_errno("KVM_CREATE_IRQCHIP failed");
-	if (ioctl(vm->vm_fd, KVM_CREATE_PIT2, &pit) < 0)
-		return et_error_errno("KVM_CREATE_PIT2 failed");
 	return 0;
 }
 
@@ -77,7 +56,7 @@ int vm_create(struct vm *vm, uint64_t mem_size)
 		et_error_errno("KVM_CREATE_VM failed");
 		goto fail;
 	}
-	if (create_platform(vm) || guest_mem_init(&vm->mem, mem_size) || map_memory(vm))
+	if (arch_vm_create_platform(vm) || guest_mem_init(&vm->mem, mem_size) || map_memory(vm))
 		goto fail;
 	host_wait_map(vm); /* without it, waits are unknown: not fatal */
 	return 0;

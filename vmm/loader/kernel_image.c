@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "arch/x86/layout.h"
 #include "earlytrace/xen_pvh.h"
 #include "vmm/util/error.h"
 #include "vmm/util/input_file.h"
@@ -234,8 +233,8 @@ static int parse_elf(struct kernel_image *img)
 	img->elf_class = img->data[EI_CLASS] == ELFCLASS64 ? 64 : 32;
 	img->machine = eh.e_machine;
 	img->entry = eh.e_entry;
-	if (eh.e_machine != EM_386 && eh.e_machine != EM_X86_64)
-		return et_error("ELF machine %u is not x86 (EM_386 or EM_X86_64)", eh.e_machine);
+	if (!arch_elf_machine_ok(eh.e_machine))
+		return et_error("ELF machine %u is not %s", eh.e_machine, arch_elf_machines());
 	if (eh.e_type != ET_EXEC)
 		return et_error("ELF type %u is not an executable (a kernel is ET_EXEC)",
 				eh.e_type);
@@ -337,14 +336,17 @@ void kernel_image_close(struct kernel_image *img)
 
 int kernel_image_load(const struct kernel_image *img, const struct guest_mem *gm)
 {
+	const char *lowest_name;
+	uint64_t lowest = arch_kernel_lowest_paddr(&lowest_name);
+
 	for (unsigned i = 0; i < img->nr_segments; i++) {
 		const struct kernel_segment *seg = &img->segments[i];
 		uint8_t *dst;
 
-		if (seg->paddr < LAYOUT_HIMEM_START)
-			return et_error("%s: segment at 0x%llx is below 1 MiB, where the boot "
+		if (seg->paddr < lowest)
+			return et_error("%s: segment at 0x%llx is below %s, where the boot "
 					"structures live", img->name,
-					(unsigned long long)seg->paddr);
+					(unsigned long long)seg->paddr, lowest_name);
 		dst = guest_mem_ptr(gm, seg->paddr, seg->memsz);
 		if (!dst)
 			return et_error("%s: segment 0x%llx-0x%llx lies outside guest RAM "

@@ -35,7 +35,7 @@ struct kernel_image {
 	uint8_t *data;	/* the ELF bytes, owned */
 	size_t size;
 	unsigned elf_class; /* 32 or 64 */
-	uint16_t machine;   /* EM_386 or EM_X86_64 */
+	uint16_t machine;   /* e_machine, one arch_elf_machine_ok() takes */
 	uint64_t entry;	    /* e_entry */
 	bool has_pvh;
 	uint32_t pvh_entry; /* physical, from XEN_ELFNOTE_PHYS32_ENTRY */
@@ -49,6 +49,18 @@ struct kernel_image {
 	uint64_t phys_start, phys_end;	  /* [lowest paddr, highest paddr+memsz) */
 	void *elf;			  /* libelf handle over data (Elf *) */
 };
+
+/*
+ * What the architecture takes of a kernel, declared here and defined in
+ * arch/<arch>/kernel_rules.c (as vmm/mem's arch_guest_ram_layout()), so
+ * that the loader includes no architecture: whether an ELF e_machine is
+ * one of its, and its machines in words ("x86 (EM_386 or EM_X86_64)");
+ * the lowest address a segment may load at, above the boot structures,
+ * and that address in words ("1 MiB").
+ */
+bool arch_elf_machine_ok(unsigned machine);
+const char *arch_elf_machines(void);
+uint64_t arch_kernel_lowest_paddr(const char **in_words);
 
 /* Reads and parses a file: an ELF kernel, or a bzImage whose payload is
  * decompressed and parsed as the ELF. 0, or -1 with et_last_error()
@@ -64,8 +76,8 @@ void kernel_image_close(struct kernel_image *img);
  * entry, class) stays, and kernel_image_vaddr_bytes() returns NULL. */
 void kernel_image_release_data(struct kernel_image *img);
 
-/* Checks the segments fit in RAM at or above 1 MiB, then copies them in
- * and zeroes their .bss tails. */
+/* Checks the segments fit in RAM at or above arch_kernel_lowest_paddr(),
+ * then copies them in and zeroes their .bss tails. */
 int kernel_image_load(const struct kernel_image *img, const struct guest_mem *gm);
 
 /* True if paddr lies in the initialized bytes of a loadable segment. */

@@ -16,9 +16,8 @@
 #include <unistd.h>
 
 #include "arch/arch.h"
-#include "arch/x86/boot/acpi.h"
-#include "arch/x86/kvm/reset_vector.h"
 #include "earlytrace/abi.h"
+#include "vmm/kvm/arch.h"
 #include "vmm/kvm/run_loop.h"
 #include "vmm/loader/initrd.h"
 #include "vmm/machine/aps.h"
@@ -117,8 +116,8 @@ static int load_guest(struct machine *m, const struct run_options *o,
 	if (o->initrd && initrd_load(&m->vm.mem, o->initrd, m->kernel.phys_end,
 				     &boot.initrd_paddr, &boot.initrd_size))
 		return -1;
-	boot.acpi_rsdp = acpi_write_tables_cpus(&m->vm.mem, m->nr_cpus);
-	if (!boot.acpi_rsdp || reset_vector_install(&m->vm.mem))
+	boot.acpi_rsdp = boot_write_firmware_tables(&m->vm.mem, m->nr_cpus);
+	if (!boot.acpi_rsdp || arch_install_reset_code(&m->vm.mem))
 		return -1;
 	if (vcpu_get_sregs(&m->vcpu, &sregs))
 		return et_error_errno("KVM_GET_SREGS failed");
@@ -223,7 +222,7 @@ int machine_create(struct machine *m, const struct run_options *o)
 		goto fail;
 	if (vcpu_create(&m->vcpu, &m->vm, 0, m->model) || machine_create_aps(m, o))
 		goto fail;
-	if (pc_devices_attach(&m->pc, &m->vm, STDOUT_FILENO) || load_guest(m, o, m->model, protocol) || load_symbols(m, o) ||
+	if (arch_devices_attach(&m->devices, &m->vm, &m->uart, STDOUT_FILENO) || load_guest(m, o, m->model, protocol) || load_symbols(m, o) ||
 	    nmi_at_start(m))
 		goto fail;
 	for (unsigned i = 0; i < m->nr_cpus; i++) {
@@ -254,7 +253,7 @@ int machine_run(struct machine *m)
 	m->vm.kick = kick_from_vm;
 	m->vm.kick_ctx = m;
 	atomic_store(&m->running, true);
-	if (console_start(&m->console, &m->pc.com1, &m->vm, MACHINE_KICK_SIGNAL) == 0 &&
+	if (console_start(&m->console, &m->uart, &m->vm, MACHINE_KICK_SIGNAL) == 0 &&
 	    machine_start_aps(m) == 0) {
 		bool ok = vcpu_run(&m->vcpu) == 0;
 
@@ -262,7 +261,7 @@ int machine_run(struct machine *m)
 		console_stop(&m->console);
 		/* The reset vector's code resets through the reset control
 		 * register: name the path the kernel took. */
-		if (vm_stop_reason(&m->vm) == RUN_END_RESET && reset_vector_is_running(&m->vcpu))
+		if (vm_stop_reason(&m->vm) == RUN_END_RESET && arch_runs_reset_code(&m->vcpu))
 			vm_set_stop_detail(&m->vm, "BIOS reset vector");
 		if (ok)
 			status = exit_status_for(m, m->opts->timeout_s);
@@ -300,7 +299,8 @@ void machine_destroy(struct machine *m)
 	m->nr_cpus = 1;
 	if (m->vcpu.fd >= 0)
 		vcpu_destroy(&m->vcpu);
-	pc_devices_destroy(&m->pc);
+	arch_devices_destroy(m->devices);
+	m->devices = NULL;
 	if (m->vm.kvm_fd >= 0)
 		vm_destroy(&m->vm);
 	kernel_image_close(&m->kernel);

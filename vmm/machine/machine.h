@@ -12,13 +12,13 @@
 #include <stdatomic.h>
 
 #include "arch/arch.h"
+#include "vmm/hw/arch_devices.h"
 #include "vmm/kvm/vcpu.h"
 #include "vmm/kvm/vm.h"
 #include "vmm/loader/kernel_image.h"
 #include "vmm/machine/console.h"
 #include "vmm/machine/nmi_at.h"
 #include "vmm/machine/panic_watch.h"
-#include "vmm/machine/pc_devices.h"
 #include "vmm/run/options.h"
 #include "vmm/symbols/symbols.h"
 
@@ -33,7 +33,8 @@ struct machine {
 	pthread_t *ap_threads;
 	unsigned ap_threads_started;
 	pthread_mutex_t kick_lock; /* kicks against the threads' end */
-	struct pc_devices pc; /* the console (COM1) and the ports that end a run */
+	struct serial8250 uart;	      /* the console (COM1 on a PC) */
+	struct arch_devices *devices; /* it, at its place, and the devices that end a run */
 	struct console console;
 	struct kernel_image kernel;
 	struct symbols symbols; /* empty when the kernel has none */

@@ -551,7 +551,7 @@ void tracer_progress_sample(void *tracer, struct progress_sample *s)
 	s->has_time = t->has_origin && khz && last >= t->origin_tsc;
 	s->guest_ns = s->has_time ? (uint64_t)((unsigned __int128)(last - t->origin_tsc) * 1000000u / khz)
 				  : 0;
-	s->quiet_marker = __atomic_load_n(&t->m->pc.com1.tx_bytes, __ATOMIC_RELAXED);
+	s->quiet_marker = __atomic_load_n(&t->m->uart.tx_bytes, __ATOMIC_RELAXED);
 }
 
 void tracer_free(struct tracer *t)

@@ -2,9 +2,9 @@
 /*
  * The smallest ACPI a kernel needs to power the machine off and reset it:
  * RSDP, XSDT, a hardware-reduced FADT (no FACS, no SCI, no PM1 blocks:
- * sleep goes through one sleep control register, vmm/hw/acpi_sleep.c; the
+ * sleep goes through one sleep control register, arch/x86/hw/acpi_sleep.c; the
  * reset register is the reset control register at 0xcf9 with value 0x06,
- * vmm/hw/reset_control.c, as on QEMU's q35) and a DSDT holding only \_S5.
+ * arch/x86/hw/reset_control.c, as on QEMU's q35) and a DSDT holding only \_S5.
  * With one vCPU no MADT: the kernel keeps finding the interrupt
  * controllers as it does without ACPI. With several, a MADT names each
  * vCPU's local APIC (APIC id = vCPU id), the I/O APIC and the PIT's

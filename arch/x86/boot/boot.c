@@ -4,6 +4,7 @@
 #include <elf.h>
 #include <string.h>
 
+#include "arch/x86/boot/acpi.h"
 #include "arch/x86/boot/linux64.h"
 #include "arch/x86/boot/pvh.h"
 #include "arch/x86/boot_cpu.h"
@@ -96,4 +97,9 @@ int boot_prepare(const struct guest_mem *gm, const struct kernel_image *img,
 			return et_error("no RAM for the boot page tables");
 		return boot_cpu_setup_long64(gm, img->entry, LAYOUT_ZERO_PAGE, cr3, regs, sregs);
 	}
+}
+
+uint64_t boot_write_firmware_tables(const struct guest_mem *gm, unsigned nr_cpus)
+{
+	return acpi_write_tables_cpus(gm, nr_cpus);
 }

@@ -45,6 +45,11 @@ int boot_choose_protocol(const struct kernel_image *img, enum boot_protocol requ
  */
 size_t boot_cmdline_max(const struct kernel_image *img, const char **source);
 
+/* The tables firmware leaves a kernel, for nr_cpus vCPUs (x86: ACPI's,
+ * arch/x86/boot/acpi.h): the address of their root, which
+ * boot_request.acpi_rsdp takes, or 0 with an error. */
+uint64_t boot_write_firmware_tables(const struct guest_mem *gm, unsigned nr_cpus);
+
 /* Writes the protocol's structures and fills regs/sregs (sregs should come
  * from KVM_GET_SREGS). req->protocol must be resolved already. */
 int boot_prepare(const struct guest_mem *gm, const struct kernel_image *img,

@@ -1,5 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-#include "arch/x86/kvm/reset_vector.h"
+/*
+ * The BIOS reset vector (LAYOUT_RESET_VECTOR, F000:FFF0). A kernel that
+ * restarts "through the BIOS" leaves long mode, enters real mode and jumps
+ * there, expecting firmware to reset the machine: Linux does so with
+ * reboot=b, and by default on earlytrace's hardware-reduced ACPI machine
+ * (it picks EFI there, and without EFI falls back to the BIOS). earlytrace
+ * has no firmware; it puts ten bytes of real-mode code at the vector that
+ * write the reset value to the reset control register
+ * (arch/x86/hw/reset_control.c), so this path ends the run like the others.
+ * The functions are the hooks vmm/kvm/arch.h declares.
+ */
+#include "vmm/kvm/arch.h"
 
 #include <string.h>
 
@@ -27,7 +38,7 @@ static const uint8_t reset_code[] = {
 
 _Static_assert(sizeof(reset_code) <= LAYOUT_RESET_VECTOR_SIZE, "reset vector code too long");
 
-int reset_vector_install(const struct guest_mem *gm)
+int arch_install_reset_code(const struct guest_mem *gm)
 {
 	uint8_t *p = guest_mem_ptr(gm, LAYOUT_RESET_VECTOR, LAYOUT_RESET_VECTOR_SIZE);
 
@@ -38,7 +49,7 @@ int reset_vector_install(const struct guest_mem *gm)
 	return 0;
 }
 
-bool reset_vector_is_running(struct vcpu *vcpu)
+bool arch_runs_reset_code(struct vcpu *vcpu)
 {
 	struct kvm_regs r;
 	struct kvm_sregs s;

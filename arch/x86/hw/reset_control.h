@@ -9,8 +9,8 @@
  * (arch/x86/kvm/reset_vector.c, reboot=b). Reads give back the other bits,
  * SYS_RST (1) and FULL_RST (3), as last written.
  */
-#ifndef VMM_HW_RESET_CONTROL_H
-#define VMM_HW_RESET_CONTROL_H
+#ifndef ARCH_X86_HW_RESET_CONTROL_H
+#define ARCH_X86_HW_RESET_CONTROL_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -33,4 +33,4 @@ void reset_control_io(void *opaque, uint64_t offset, uint8_t *data, uint32_t len
 }
 #endif
 
-#endif /* VMM_HW_RESET_CONTROL_H */
+#endif /* ARCH_X86_HW_RESET_CONTROL_H */

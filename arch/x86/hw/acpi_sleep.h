@@ -6,8 +6,8 @@
  * guest reset. Other sleep states are not offered (the DSDT has only
  * \_S5) and are ignored.
  */
-#ifndef VMM_HW_ACPI_SLEEP_H
-#define VMM_HW_ACPI_SLEEP_H
+#ifndef ARCH_X86_HW_ACPI_SLEEP_H
+#define ARCH_X86_HW_ACPI_SLEEP_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -31,4 +31,4 @@ void acpi_sleep_io(void *opaque, uint64_t offset, uint8_t *data, uint32_t len, b
 }
 #endif
 
-#endif /* VMM_HW_ACPI_SLEEP_H */
+#endif /* ARCH_X86_HW_ACPI_SLEEP_H */

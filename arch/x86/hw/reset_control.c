@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "vmm/hw/reset_control.h"
+#include "arch/x86/hw/reset_control.h"
 
 #include <string.h>
 

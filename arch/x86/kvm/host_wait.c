@@ -1,14 +1,33 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * x86's half of vmm/kvm/host_wait.h. KVM keeps the figure in its
+ * steal-time area (MSR_KVM_STEAL_TIME, Documentation/virt/kvm/x86/msr.rst):
+ * the thread's run-queue delay in ns, refreshed every time the vCPU enters
+ * the guest. The VMM points each vCPU's MSR at 64 bytes of a page of its
+ * own, mapped where the guest has neither RAM nor a device
+ * (LAYOUT_HOST_WAIT_AREA, in the MMIO hole; the memory map never names
+ * it), and reads it after every KVM_RUN: one load from memory.
+ *
+ * A guest that uses steal time itself (Linux with KVM_FEATURE_STEAL_TIME)
+ * writes the MSR with its own address; KVM then refreshes the guest's
+ * area instead and ours stops changing. The first exit that finds our
+ * area's version unchanged asks KVM for the MSR once (KVM_GET_MSRS) and
+ * goes on reading the guest's area, whose steal field KVM keeps counting
+ * the same way (an INIT, which resets the MSR, gets ours back). What a guest writes into its own area is not trusted: a
+ * steal value that goes backwards is a new baseline, not a wait. A guest
+ * that turns steal time off, or an area outside RAM, ends the counting
+ * (host_wait.known false from then on).
+ */
 #include "vmm/kvm/host_wait.h"
 
 #include <asm/kvm_para.h>
 #include <linux/kvm.h>
 #include <stddef.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 
 #include "arch/x86/layout.h"
+#include "vmm/kvm/arch_ioctl.h"
 #include "vmm/kvm/vcpu.h"
 #include "vmm/kvm/vm.h"
 #include "vmm/mem/guest_mem.h"
@@ -33,7 +52,7 @@ int host_wait_map(struct vm *vm)
 	if (page == MAP_FAILED)
 		return -1;
 	slot.userspace_addr = (uintptr_t)page;
-	if (ioctl(vm->vm_fd, KVM_SET_USER_MEMORY_REGION, &slot) < 0) {
+	if (vm_arch_ioctl(vm, KVM_SET_USER_MEMORY_REGION, &slot) < 0) {
 		munmap(page, AREA_BYTES);
 		return -1;
 	}

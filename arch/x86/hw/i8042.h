@@ -5,8 +5,8 @@
  * self tests Linux's driver runs, and the reset line (command 0xfe, or
  * output-port bit 0 cleared) that ends the run cleanly.
  */
-#ifndef VMM_HW_I8042_H
-#define VMM_HW_I8042_H
+#ifndef ARCH_X86_HW_I8042_H
+#define ARCH_X86_HW_I8042_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -35,4 +35,4 @@ void i8042_cmd_io(void *opaque, uint64_t offset, uint8_t *data, uint32_t len, bo
 }
 #endif
 
-#endif /* VMM_HW_I8042_H */
+#endif /* ARCH_X86_HW_I8042_H */

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * x86's half of vmm/kvm/msr_trap.h: the MSR filter is KVM's x86 API.
+ */
 #include "vmm/kvm/msr_trap.h"
 
 #include <linux/kvm.h>
-#include <sys/ioctl.h>
 
 #include "arch/x86/msr.h"
+#include "vmm/kvm/arch_ioctl.h"
 #include "vmm/util/error.h"
 
 int msr_trap_enable(struct vm *vm, const uint32_t *msrs, size_t nr)
@@ -35,14 +38,14 @@ int msr_trap_enable(struct vm *vm, const uint32_t *msrs, size_t nr)
 			.bitmap = &deny[i],
 		};
 	}
-	if (ioctl(vm->vm_fd, KVM_CHECK_EXTENSION, KVM_CAP_X86_USER_SPACE_MSR) <= 0)
+	if (vm_arch_ioctl(vm, KVM_CHECK_EXTENSION, (void *)(uintptr_t)KVM_CAP_X86_USER_SPACE_MSR) <= 0)
 		return et_error("this KVM cannot exit to user space on MSR accesses "
 				"(no KVM_CAP_X86_USER_SPACE_MSR)");
-	if (ioctl(vm->vm_fd, KVM_CHECK_EXTENSION, KVM_CAP_X86_MSR_FILTER) <= 0)
+	if (vm_arch_ioctl(vm, KVM_CHECK_EXTENSION, (void *)(uintptr_t)KVM_CAP_X86_MSR_FILTER) <= 0)
 		return et_error("this KVM has no MSR filter (no KVM_CAP_X86_MSR_FILTER)");
-	if (ioctl(vm->vm_fd, KVM_ENABLE_CAP, &cap) < 0)
+	if (vm_arch_ioctl(vm, KVM_ENABLE_CAP, &cap) < 0)
 		return et_error_errno("KVM_ENABLE_CAP(KVM_CAP_X86_USER_SPACE_MSR) failed");
-	if (ioctl(vm->vm_fd, KVM_X86_SET_MSR_FILTER, &filter) < 0)
+	if (vm_arch_ioctl(vm, KVM_X86_SET_MSR_FILTER, &filter) < 0)
 		return et_error_errno("KVM_X86_SET_MSR_FILTER failed");
 	return 0;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "vmm/hw/i8042.h"
+#include "arch/x86/hw/i8042.h"
 
 #include <string.h>
 

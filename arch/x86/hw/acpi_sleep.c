@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "vmm/hw/acpi_sleep.h"
+#include "arch/x86/hw/acpi_sleep.h"
 
 #include <string.h>
 
