@@ -297,9 +297,10 @@ void kernel_ring_fill(struct kernel_ring *kr, const struct host_buffer *early, b
 	if (kr->fill_skipped[0] && !kr->filled)
 		return;
 	snprintf(text, sizeof(text),
-		 "follow: %" PRIu64 " early calls written into the kernel's ftrace ring (%" PRIu64
+		 "follow: %" PRIu64 " early %s written into the kernel's ftrace ring (%" PRIu64
 		 " of its %" PRIu64 " pages)%s",
-		 kr->filled, pages, nr_pages, graph ? " as function_graph entries and returns" : "");
+		 kr->filled, graph ? "calls and returns" : "calls", pages, nr_pages,
+		 graph ? " as function_graph entries and exits" : "");
 	if (kr->fill_overrun)
 		snprintf(text + strlen(text), sizeof(text) - strlen(text),
 			 "; the oldest %" PRIu64 " did not fit (the kernel's overrun counts them; "

@@ -60,14 +60,14 @@ void tracer_print_summary(const struct tracer *t, FILE *out, const char *where)
 				 kr->fill_readback_mismatches ? ", read back NOT as written" : "",
 				 kr->fill_skipped[0] ? "; a later vCPU's not: " : "", kr->fill_skipped);
 		fprintf(out,
-			"earlytrace: follow: %s; the early calls: %s; the kernel's ring: %" PRIu64
+			"earlytrace: follow: %s; the early calls%s: %s; the kernel's ring: %" PRIu64
 			" calls, %" PRIu64 " returns, %" PRIu64 " texts, %" PRIu64 " other events in %" PRIu64
 			" reads (%.1f us of VMM time a read, at most %" PRIu64
 			" events in one); %" PRIu64 " overwritten before a read, %" PRIu64
 			" not written by the kernel%s%s\n",
 			kr->reader ? "the kernel's tracer took over"
 				   : "the kernel's tracer never took over",
-			fill, kr->calls, kr->returns, kr->texts, kr->raw, kr->reads,
+			t->o->graph ? " and returns" : "", fill, kr->calls, kr->returns, kr->texts, kr->raw, kr->reads,
 			kr->reads ? (double)kr->read_ns / (double)kr->reads / 1000.0 : 0.0,
 			kr->read_events_max, kr->overwritten, kr->not_written,
 			kr->warnings ? "; " : "", kr->warnings ? kr->first_warning : "");
