@@ -33,8 +33,8 @@
 # the VM's CPU (the local APIC's IRR holds the timer's vector and
 # RFLAGS.IF is set, yet it is never taken; seen with and without host
 # load, at resets and panics of the command's own guests). The CPU then
-# stays halted, or with idle=poll (below) spins at one instruction of its
-# idle loop. Nothing inside can notice, since its clock stops too. A
+# stays halted, or with idle=poll (below) stays at one rip. Nothing
+# inside can notice, since its clock stops too. A
 # watchdog asks QEMU's monitor every 20 s and ends a VM found so three
 # times in a row.
 set -uo pipefail

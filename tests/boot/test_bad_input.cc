@@ -281,3 +281,10 @@ TEST(RequireKvm, FollowsTheDeviceOverrideAndTheSwitch)
 		EXPECT_FALSE(kvm_required()) << "only 1 turns it on";
 	}
 }
+
+// --no-fill means something only with --follow: said, not ignored.
+TEST(BadInput, NoFillWithoutFollow)
+{
+	expect_one_line_error(run_vmm({ "trace", "--kernel", "/nonexistent/vmlinux", "--no-fill" }),
+			      "--no-fill: only --follow writes into the kernel's ring");
+}
