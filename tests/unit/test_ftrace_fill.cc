@@ -482,3 +482,43 @@ TEST(FtraceFill, OldTimeStampsOnEmptyPagesDoNotReadAsRecycledPages)
 	ASSERT_EQ(r.fill(0, ev, &res), 0) << et_last_error();
 	expect_same(r.read_all(), expected(r.sim, ev));
 }
+
+TEST(FtraceFill, ADataPageCutByTheEndOfMemoryIsRefused)
+{
+	// The walk reads each data page's header only; the page the fill
+	// writes must be readable whole, as every reader reads it (the fuzz
+	// target ftrace_fill found a fill that did not read back).
+	SynthMem mem((8u << 20) + 2048);
+	RingSim sim(mem, fixture_layout(), 1, 4);
+	const ftrace_layout &L = sim.layout();
+	mem.put(sim.ring_page(0, 0), L.buffer_page.page, SynthMem::kBase + (8u << 20));
+	std::vector<uint8_t> before = mem.bytes;
+	ftrace_fill_config cfg = config(mem, sim);
+	ftrace_fill_result res;
+	auto ev = calls(10);
+	EXPECT_EQ(ftrace_ring_fill(&cfg, 0, ev.data(), ev.size(), &res), -1);
+	EXPECT_NE(std::string(et_last_error()).find("is not readable whole"), std::string::npos)
+		<< et_last_error();
+	EXPECT_TRUE(mem.bytes == before);
+}
+
+TEST(FtraceFill, AReaderPageInsideARingDataPageIsRefused)
+{
+	// The events written there would become the reader page's header,
+	// which readers take for events (found by the fuzz target).
+	Ring r(1, 4);
+	const ftrace_layout &L = r.sim.layout();
+	uint64_t reader = r.mem.get(r.sim.cpu_buffer(0), L.cpu_buffer.reader_page);
+	r.mem.put(reader, L.buffer_page.page, r.sim.data_page(r.sim.ring_page(0, 0)) + 1024);
+	expect_refused(r, 0, calls(10), "lies in a data page");
+}
+
+TEST(FtraceFill, AReaderPageThatIsARingPageIsRefused)
+{
+	// Readers would take the ring's first page for the writer on the
+	// reader page, and read nothing of the fill (found by the fuzz target).
+	Ring r(1, 4);
+	const ftrace_layout &L = r.sim.layout();
+	r.mem.put(r.sim.cpu_buffer(0), L.cpu_buffer.reader_page, r.sim.ring_page(0, 0));
+	expect_refused(r, 0, calls(10), "is one of the ring's pages");
+}

@@ -228,12 +228,21 @@ static int write_field(const struct ftrace_fill_config *cfg, uint64_t base, stru
 	return 0;
 }
 
+/* The structures from global_trace to the CPU's ring. */
+struct ring_refs {
+	uint64_t buffer;     /* the struct trace_buffer */
+	uint64_t slot;	     /* buffers[cpu] */
+	uint64_t cpu_buffer; /* the struct ring_buffer_per_cpu */
+};
+
 /* The CPU's ring_buffer_per_cpu, through global_trace. */
-static int find_cpu_buffer(const struct ftrace_fill_config *cfg, uint32_t cpu, uint64_t *addr)
+static int find_cpu_buffer(const struct ftrace_fill_config *cfg, uint32_t cpu,
+			   struct ring_refs *refs)
 {
 	const struct ftrace_layout *L = cfg->layout;
 	uint64_t buffer, cpus, buffers, flags;
 	uint32_t ptr = L->trace_buffer.buffers.size;
+	uint64_t *addr = &refs->cpu_buffer;
 
 	if (read_word(cfg, cfg->global_trace + L->trace_array.buffer.offset,
 		      L->trace_array.buffer.size, &buffer))
@@ -258,6 +267,8 @@ static int find_cpu_buffer(const struct ftrace_fill_config *cfg, uint32_t cpu, u
 		et_error("the kernel has no ring for CPU %u", cpu);
 		return 1;
 	}
+	refs->buffer = buffer;
+	refs->slot = buffers + (uint64_t)cpu * ptr;
 	return 0;
 }
 
@@ -273,14 +284,30 @@ static bool in_pages(const uint64_t *pages, size_t n, uint64_t page)
 	return bsearch(&page, pages, n, sizeof(*pages), cmp_u64) != NULL;
 }
 
-/* What the fill writes must be the ring's own and nothing else: data
- * pages page-aligned, each its own, and no struct the fill also writes
- * (the CPU's, a buffer_page) inside one, as a hostile guest could
- * arrange. 0, or -1 with an error. */
-static int check_apart(const struct ring_cpu_view *v, const struct ftrace_layout *L,
-		       uint64_t cpu_buffer, uint32_t page_size, uint32_t cpu)
+static uint64_t end_of(struct ftrace_field f)
 {
+	return (uint64_t)f.offset + f.size;
+}
+
+static uint64_t max3(uint64_t a, uint64_t b, uint64_t c)
+{
+	return a > b ? (a > c ? a : c) : (b > c ? b : c);
+}
+
+/* What the fill writes must be the ring's own and nothing else, and what
+ * readers find the ring through must not change under it: data pages
+ * page-aligned and each its own, and none holding global_trace's fields,
+ * the trace_buffer, the CPU's slot in its array, the CPU's struct, a
+ * buffer_page, or the reader page's header, as a hostile guest could
+ * arrange. 0, or -1 with an error. */
+static int check_apart(const struct ftrace_fill_config *cfg, const struct ring_cpu_view *v,
+		       const struct ring_refs *refs, uint32_t page_size, uint32_t cpu)
+{
+	const struct ftrace_layout *L = cfg->layout;
 	uint64_t *pages = malloc(v->ring_pages * sizeof(*pages));
+	uint64_t meta[6][2], reader_data = 0;
+	size_t nr_meta = 0;
+	bool reader_in_ring = false;
 	int ret = 0;
 
 	if (!pages)
@@ -300,13 +327,42 @@ static int check_apart(const struct ring_cpu_view *v, const struct ftrace_layout
 				       (unsigned long long)pages[i]);
 			goto out;
 		}
-	for (size_t i = 0; i <= v->ring_pages; i++) {
-		uint64_t at = i < v->ring_pages ? v->ring[i].bpage : cpu_buffer;
-		uint64_t end = at + (i < v->ring_pages ? L->buffer_page.size : L->cpu_buffer.size) - 1;
+	meta[nr_meta][0] = cfg->global_trace;
+	meta[nr_meta++][1] = end_of(L->trace_array.buffer) > end_of(L->fill.time_start)
+				     ? end_of(L->trace_array.buffer)
+				     : end_of(L->fill.time_start);
+	meta[nr_meta][0] = refs->buffer;
+	meta[nr_meta++][1] = max3(end_of(L->trace_buffer.cpus), end_of(L->trace_buffer.buffers),
+				  end_of(L->fill.buffer_flags));
+	meta[nr_meta][0] = refs->slot;
+	meta[nr_meta++][1] = L->trace_buffer.buffers.size;
+	meta[nr_meta][0] = refs->cpu_buffer;
+	meta[nr_meta++][1] = L->cpu_buffer.size;
+	/* The reader page, when it is not one of the ring's. */
+	for (size_t i = 0; i < v->ring_pages; i++)
+		reader_in_ring |= v->ring[i].bpage == v->reader_page;
+	if (reader_in_ring) {
+		/* Never so in the kernel: a reader swaps its page out of the ring. */
+		ret = et_error("CPU %u's reader page 0x%llx is one of the ring's pages", cpu,
+			       (unsigned long long)v->reader_page);
+		goto out;
+	}
+	if (v->reader_page &&
+	    read_word(cfg, v->reader_page + L->buffer_page.page.offset, L->buffer_page.page.size,
+		      &reader_data) == 0) {
+		meta[nr_meta][0] = v->reader_page;
+		meta[nr_meta++][1] = L->buffer_page.size;
+		meta[nr_meta][0] = reader_data;
+		meta[nr_meta++][1] = L->data_page.data.offset;
+	}
+	for (size_t i = 0; i < nr_meta + v->ring_pages; i++) {
+		uint64_t at = i < nr_meta ? meta[i][0] : v->ring[i - nr_meta].bpage;
+		uint64_t len = i < nr_meta ? meta[i][1] : L->buffer_page.size;
+		uint64_t end = at + (len ? len : 1) - 1;
 
 		if (in_pages(pages, v->ring_pages, at - at % page_size) ||
 		    in_pages(pages, v->ring_pages, end - end % page_size)) {
-			ret = et_error("CPU %u's ring: the struct at 0x%llx lies in a data page", cpu,
+			ret = et_error("CPU %u's ring: the structure at 0x%llx lies in a data page", cpu,
 				       (unsigned long long)at);
 			goto out;
 		}
@@ -352,6 +408,20 @@ static int store(const struct fill *f, const struct ring_cpu_view *v, uint64_t c
 {
 	const struct ftrace_fill_config *cfg = f->cfg;
 	const struct ftrace_layout *L = f->L;
+	uint32_t page_size = L->data_page.data.offset + f->cap;
+	uint8_t *scratch = malloc(page_size);
+
+	/* Every page written must be readable whole, as readers will read it
+	 * (the walk read only its header): checked before the first write. */
+	if (!scratch)
+		return et_error("out of memory");
+	for (uint64_t i = 0; i < f->count; i++)
+		if (cfg->read(cfg->ctx, v->ring[i].data, scratch, page_size)) {
+			free(scratch);
+			return et_error("the data page at 0x%llx is not readable whole",
+					(unsigned long long)v->ring[i].data);
+		}
+	free(scratch);
 
 	for (uint64_t i = 0; i < f->count; i++) {
 		const struct page_image *p = &f->pages[(f->first + i) % f->nr_pages];
@@ -419,7 +489,7 @@ int ftrace_ring_fill(const struct ftrace_fill_config *cfg, uint32_t cpu,
 	struct ring_page_format fmt;
 	struct ring_cpu_view v = { 0 };
 	struct fill f = { .cfg = cfg, .L = L };
-	uint64_t cpu_buffer;
+	struct ring_refs refs;
 	int ret;
 
 	memset(res, 0, sizeof(*res));
@@ -431,14 +501,14 @@ int ftrace_ring_fill(const struct ftrace_fill_config *cfg, uint32_t cpu,
 		return et_error("a %u-byte page holds no events", page_size);
 	if (check_events(L, ev, n))
 		return -1;
-	ret = find_cpu_buffer(cfg, cpu, &cpu_buffer);
+	ret = find_cpu_buffer(cfg, cpu, &refs);
 	if (ret)
 		return ret;
 	ret = -1;
-	if (ring_walk_cpu(&v, L, &fmt, cfg->read, cfg->ctx, cpu_buffer,
+	if (ring_walk_cpu(&v, L, &fmt, cfg->read, cfg->ctx, refs.cpu_buffer,
 			  cfg->max_pages ? cfg->max_pages : FTRACE_READER_MAX_PAGES))
 		goto out;
-	if (check_empty(&v, cpu) || check_apart(&v, L, cpu_buffer, page_size, cpu))
+	if (check_empty(&v, cpu) || check_apart(cfg, &v, &refs, page_size, cpu))
 		goto out;
 	res->nr_pages = v.nr_pages;
 	if (!n) {
@@ -459,7 +529,7 @@ int ftrace_ring_fill(const struct ftrace_fill_config *cfg, uint32_t cpu,
 		}
 	for (size_t i = 0; i < n; i++)
 		append(&f, &ev[i]);
-	if (store(&f, &v, cpu_buffer))
+	if (store(&f, &v, refs.cpu_buffer))
 		goto out;
 	res->written = f.entries - f.overrun;
 	res->overrun = f.overrun;
