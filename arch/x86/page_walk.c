@@ -143,48 +143,41 @@ int arch_translate(const struct guest_mem *gm, const struct arch_paging *pg, uin
 	return 0;
 }
 
-int arch_read_virt(const struct guest_mem *gm, const struct arch_paging *pg, uint64_t va,
-		  void *buf, size_t len)
+/* Copies len bytes at linear address va into `into`, or from `from` to
+ * it (the other is NULL), a page at a time: virtually contiguous pages
+ * need not be physically so. */
+static int copy_virt(const struct guest_mem *gm, const struct arch_paging *pg, uint64_t va,
+		     uint8_t *into, const uint8_t *from, size_t len)
 {
-	uint8_t *out = buf;
-
-	while (len) {
+	for (size_t done = 0; done < len;) {
 		uint64_t pa, end, chunk;
+		int err;
 
 		if (arch_translate(gm, pg, va, &pa, &end))
 			return -1;
 		chunk = end - va; /* modular: right even when end wrapped to 0 */
-		if (chunk > len)
-			chunk = len;
-		if (guest_mem_read(gm, pa, out, chunk))
+		if (chunk > len - done)
+			chunk = len - done;
+		err = into ? guest_mem_read(gm, pa, into + done, chunk)
+			   : guest_mem_write(gm, pa, from + done, chunk);
+		if (err)
 			return et_error_prefix("va 0x%llx", (unsigned long long)va);
-		out += chunk;
-		len -= chunk;
+		done += chunk;
 		va += chunk;
 	}
 	return 0;
 }
 
+int arch_read_virt(const struct guest_mem *gm, const struct arch_paging *pg, uint64_t va,
+		  void *buf, size_t len)
+{
+	return copy_virt(gm, pg, va, buf, NULL, len);
+}
+
 int arch_write_virt(const struct guest_mem *gm, const struct arch_paging *pg, uint64_t va,
 		   const void *buf, size_t len)
 {
-	const uint8_t *in = buf;
-
-	while (len) {
-		uint64_t pa, end, chunk;
-
-		if (arch_translate(gm, pg, va, &pa, &end))
-			return -1;
-		chunk = end - va; /* modular, as in arch_read_virt() */
-		if (chunk > len)
-			chunk = len;
-		if (guest_mem_write(gm, pa, in, chunk))
-			return et_error_prefix("va 0x%llx", (unsigned long long)va);
-		in += chunk;
-		len -= chunk;
-		va += chunk;
-	}
-	return 0;
+	return copy_virt(gm, pg, va, NULL, buf, len);
 }
 
 int arch_read_stack_top(const struct guest_mem *gm, const struct kvm_regs *r,
