@@ -153,7 +153,22 @@ bool has_call(const std::vector<Call> &calls, const std::string &fn)
 	return false;
 }
 
-} // namespace
+
+// Debian's kernel followed with -f '*_init' until an NMI at trace_init
+// panics it, and ftrace_dump_on_oops prints its ring on the console.
+VmmResult follow_to_dump(const std::string &vmlinuz, const std::string &out,
+			 const std::vector<std::string> &extra)
+{
+	VmmRun run;
+	run.args = { "trace", "--kernel", vmlinuz, "--mem", "256M", "--append",
+		     "console=ttyS0 earlycon=uart8250,io,0x3f8 unknown_nmi_panic "
+		     "ftrace_dump_on_oops panic=-1",
+		     "--follow", "-f", "*_init", "--nmi-at", "trace_init", "--output", out,
+		     "--timeout", std::to_string((int)kTimeout) };
+	run.args.insert(run.args.end(), extra.begin(), extra.end());
+	run.harness_timeout_s = kTimeout + 60;
+	return run_vmm(run);
+}
 
 // The kernel's own text shows earlytrace's early calls first: the same
 // calls, in order, with the times earlytrace recorded (TSC cycles on both
@@ -177,6 +192,8 @@ void expect_early_calls_first(const KernelText &k, const FollowTrace &t, size_t 
 	}
 }
 
+} // namespace
+
 // The NMI (--nmi-at) panics the kernel at trace_init, where its function
 // tracer has run since early_trace_init; ftrace_dump_on_oops prints its
 // ring on the early console; earlytrace read the same ring from memory at
@@ -192,14 +209,7 @@ TEST(LinuxFollow, KernelRingAgreesWithTheKernelsOwnDump)
 		GTEST_SKIP() << vmlinuz << " is missing: run images/fetch-debian-kernel.sh";
 	TempDir d;
 	std::string out = d.file("follow.trace");
-	VmmRun run;
-	run.args = { "trace", "--kernel", vmlinuz, "--mem", "256M", "--append",
-		     "console=ttyS0 earlycon=uart8250,io,0x3f8 unknown_nmi_panic "
-		     "ftrace_dump_on_oops panic=-1",
-		     "--follow", "-f", "*_init", "--nmi-at", "trace_init", "--output", out,
-		     "--timeout", std::to_string((int)kTimeout) };
-	run.harness_timeout_s = kTimeout + 60;
-	VmmResult r = run_vmm(run);
+	VmmResult r = follow_to_dump(vmlinuz, out, {});
 	ASSERT_EQ(r.status, 3) << r.err << r.out.substr(r.out.size() > 3000 ? r.out.size() - 3000 : 0);
 	EXPECT_NE(r.err.find("ftrace=function"), std::string::npos) << r.err;
 	EXPECT_NE(r.out.find("NMI: Not continuing"), std::string::npos);
@@ -250,14 +260,7 @@ TEST(LinuxFollow, NoFillLeavesTheKernelsRingToTheKernel)
 		GTEST_SKIP() << why;
 	TempDir d;
 	std::string out = d.file("nofill.trace");
-	VmmRun run;
-	run.args = { "trace", "--kernel", vmlinuz, "--mem", "256M", "--append",
-		     "console=ttyS0 earlycon=uart8250,io,0x3f8 unknown_nmi_panic "
-		     "ftrace_dump_on_oops panic=-1",
-		     "--follow", "--no-fill", "-f", "*_init", "--nmi-at", "trace_init", "--output",
-		     out, "--timeout", std::to_string((int)kTimeout) };
-	run.harness_timeout_s = kTimeout + 60;
-	VmmResult r = run_vmm(run);
+	VmmResult r = follow_to_dump(vmlinuz, out, { "--no-fill" });
 	ASSERT_EQ(r.status, 3) << r.err << r.out.substr(r.out.size() > 3000 ? r.out.size() - 3000 : 0);
 	KernelText dump = kernel_dump(r.out);
 	FollowTrace t = read_follow_trace(out);
