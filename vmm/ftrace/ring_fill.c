@@ -240,35 +240,31 @@ static int find_cpu_buffer(const struct ftrace_fill_config *cfg, uint32_t cpu,
 			   struct ring_refs *refs)
 {
 	const struct ftrace_layout *L = cfg->layout;
-	uint64_t buffer, cpus, buffers, flags;
+	struct ring_trace_buffer tb;
 	uint32_t ptr = L->trace_buffer.buffers.size;
-	uint64_t *addr = &refs->cpu_buffer;
+	uint64_t flags;
 
-	if (read_word(cfg, cfg->global_trace + L->trace_array.buffer.offset,
-		      L->trace_array.buffer.size, &buffer))
-		return et_error("cannot read global_trace at 0x%llx",
-				(unsigned long long)cfg->global_trace);
-	if (!buffer)
+	if (ring_trace_buffer_read(&tb, L, cfg->read, cfg->ctx, cfg->global_trace))
+		return -1;
+	if (!tb.addr)
 		return et_error("the kernel has not allocated its ring buffer");
-	if (read_word(cfg, buffer + L->trace_buffer.cpus.offset, L->trace_buffer.cpus.size, &cpus) ||
-	    read_word(cfg, buffer + L->trace_buffer.buffers.offset, ptr, &buffers) ||
-	    read_word(cfg, buffer + L->fill.buffer_flags.offset, L->fill.buffer_flags.size, &flags))
+	if (read_word(cfg, tb.addr + L->fill.buffer_flags.offset, L->fill.buffer_flags.size, &flags))
 		return et_error("cannot read the trace_buffer at 0x%llx",
-				(unsigned long long)buffer);
+				(unsigned long long)tb.addr);
 	if (!(flags & RB_FL_OVERWRITE))
 		return et_error("the kernel's ring does not overwrite (trace_options=nooverwrite?): "
 				"the early calls would crowd out the kernel's own");
-	cpus &= 0xffffffffu; /* an int */
-	if (cpus > FTRACE_READER_MAX_CPUS || !buffers)
-		return et_error("the trace_buffer at 0x%llx has %llu CPUs and buffers 0x%llx",
-				(unsigned long long)buffer, (unsigned long long)cpus,
-				(unsigned long long)buffers);
-	if (cpu >= cpus || read_word(cfg, buffers + (uint64_t)cpu * ptr, ptr, addr) || !*addr) {
+	if (tb.cpus <= 0 || tb.cpus > FTRACE_READER_MAX_CPUS || !tb.buffers)
+		return et_error("the trace_buffer at 0x%llx has %lld CPUs and buffers 0x%llx",
+				(unsigned long long)tb.addr, (long long)tb.cpus,
+				(unsigned long long)tb.buffers);
+	refs->buffer = tb.addr;
+	refs->slot = tb.buffers + (uint64_t)cpu * ptr;
+	if (cpu >= tb.cpus || read_word(cfg, refs->slot, ptr, &refs->cpu_buffer) ||
+	    !refs->cpu_buffer) {
 		et_error("the kernel has no ring for CPU %u", cpu);
 		return 1;
 	}
-	refs->buffer = buffer;
-	refs->slot = buffers + (uint64_t)cpu * ptr;
 	return 0;
 }
 

@@ -135,15 +135,6 @@ static void warn(struct ftrace_reader *r, const struct ftrace_sink *sink, int cp
 		sink->warning(sink->ctx, cpu, msg);
 }
 
-/* A pointer-sized (or field-sized) value at vaddr. */
-static int read_word(struct ftrace_reader *r, uint64_t vaddr, uint32_t size, uint64_t *v)
-{
-	*v = 0;
-	if (size == 0 || size > 8)
-		return -1;
-	return r->cfg.read(r->cfg.read_ctx, vaddr, v, size) ? -1 : 0;
-}
-
 /* ---- one page -------------------------------------------------------- */
 
 struct page_ctx {
@@ -384,31 +375,27 @@ static int grow_cpus(struct ftrace_reader *r, uint32_t n)
 int ftrace_reader_read(struct ftrace_reader *r, const struct ftrace_sink *sink, bool final)
 {
 	const struct ftrace_layout *L = &r->layout;
-	uint64_t buffer, cpus_raw, buffers;
+	struct ring_trace_buffer tb;
 	uint32_t ptr = L->trace_buffer.buffers.size, ncpu;
 	int64_t cpus;
+	uint64_t buffer, buffers;
 	uint8_t *array;
+	int ret;
 
 	r->stats.reads++;
 	if (!sink || !sink->event)
 		return et_error("ftrace: no event sink");
-	if (read_word(r, r->cfg.global_trace + L->trace_array.buffer.offset,
-		      L->trace_array.buffer.size, &buffer))
-		return et_error("ftrace: cannot read global_trace.array_buffer.buffer at 0x%llx",
-				(unsigned long long)(r->cfg.global_trace +
-						     L->trace_array.buffer.offset));
+	ret = ring_trace_buffer_read(&tb, L, r->cfg.read, r->cfg.read_ctx, r->cfg.global_trace);
+	buffer = tb.addr;
+	cpus = tb.cpus;
+	buffers = tb.buffers;
+	if (ret && !buffer)
+		return -1; /* global_trace itself is unreadable */
 	r->stats.buffer_allocated = buffer != 0;
+	if (ret)
+		return -1;
 	if (!buffer)
 		return 0; /* tracing not set up yet: nothing to read */
-	if (read_word(r, buffer + L->trace_buffer.cpus.offset, L->trace_buffer.cpus.size,
-		      &cpus_raw) ||
-	    read_word(r, buffer + L->trace_buffer.buffers.offset, ptr, &buffers))
-		return et_error("ftrace: cannot read the trace_buffer at 0x%llx",
-				(unsigned long long)buffer);
-	/* cpus is an int: sign-extend it from its size. */
-	cpus = L->trace_buffer.cpus.size >= 8 ? (int64_t)cpus_raw
-		: (int64_t)(cpus_raw << (64 - 8 * L->trace_buffer.cpus.size)) >>
-			  (64 - 8 * L->trace_buffer.cpus.size);
 	if (cpus <= 0 || !buffers) {
 		warn(r, sink, -1, "trace_buffer 0x%llx has %lld CPUs and buffers 0x%llx",
 		     (unsigned long long)buffer, (long long)cpus, (unsigned long long)buffers);

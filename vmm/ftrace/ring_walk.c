@@ -363,6 +363,37 @@ static int build_sequence(struct walk *w)
 	return 0;
 }
 
+/* A pointer- or field-sized value at vaddr. */
+static int read_word(ftrace_read_fn read, void *ctx, uint64_t vaddr, uint32_t size, uint64_t *v)
+{
+	*v = 0;
+	return size == 0 || size > 8 || read(ctx, vaddr, v, size) ? -1 : 0;
+}
+
+int ring_trace_buffer_read(struct ring_trace_buffer *tb, const struct ftrace_layout *L,
+			   ftrace_read_fn read, void *ctx, uint64_t global_trace)
+{
+	uint32_t bits = 8 * L->trace_buffer.cpus.size;
+	uint64_t cpus;
+
+	memset(tb, 0, sizeof(*tb));
+	if (read_word(read, ctx, global_trace + L->trace_array.buffer.offset,
+		      L->trace_array.buffer.size, &tb->addr))
+		return et_error("ftrace: cannot read global_trace.array_buffer.buffer at 0x%llx",
+				(unsigned long long)(global_trace + L->trace_array.buffer.offset));
+	if (!tb->addr)
+		return 0;
+	if (read_word(read, ctx, tb->addr + L->trace_buffer.cpus.offset, L->trace_buffer.cpus.size,
+		      &cpus) ||
+	    read_word(read, ctx, tb->addr + L->trace_buffer.buffers.offset,
+		      L->trace_buffer.buffers.size, &tb->buffers))
+		return et_error("ftrace: cannot read the trace_buffer at 0x%llx",
+				(unsigned long long)tb->addr);
+	/* cpus is an int: sign-extend it from its size. */
+	tb->cpus = bits >= 64 ? (int64_t)cpus : (int64_t)(cpus << (64 - bits)) >> (64 - bits);
+	return 0;
+}
+
 int ring_walk_cpu(struct ring_cpu_view *v, const struct ftrace_layout *L,
 		  const struct ring_page_format *f, ftrace_read_fn read, void *ctx,
 		  uint64_t cpu_buffer, uint64_t max_pages)

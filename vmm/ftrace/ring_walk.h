@@ -86,6 +86,19 @@ struct ring_cpu_view {
 	size_t seen_cap;
 };
 
+/* global_trace's array_buffer.buffer (struct trace_buffer), its CPU count
+ * (an int, sign-extended) and its per-CPU array. */
+struct ring_trace_buffer {
+	uint64_t addr; /* 0: the kernel has not allocated it yet */
+	int64_t cpus;
+	uint64_t buffers;
+};
+
+/* Reads it through read(ctx, ...): 0 (addr 0 when not allocated), or -1
+ * with an error naming what could not be read. */
+int ring_trace_buffer_read(struct ring_trace_buffer *tb, const struct ftrace_layout *L,
+			   ftrace_read_fn read, void *ctx, uint64_t global_trace);
+
 /*
  * Walks the ring_buffer_per_cpu at cpu_buffer (guest-virtual), reading
  * through read(ctx, ...), at most max_pages pages. Faults in guest memory
