@@ -110,11 +110,17 @@ struct fuzz_mem {
 	size_t len;
 };
 
+/* [va, va + len) lies in the memory of len bytes at base. */
+static bool in_mem(uint64_t base, size_t mem_len, uint64_t va, size_t len)
+{
+	return va >= base && va - base <= mem_len && len <= mem_len - (va - base);
+}
+
 static int mem_read(void *ctx, uint64_t va, void *buf, size_t len)
 {
 	const struct fuzz_mem *m = ctx;
 
-	if (va < m->base || va - m->base > m->len || len > m->len - (va - m->base))
+	if (!in_mem(m->base, m->len, va, len))
 		return -1;
 	memcpy(buf, m->bytes + (va - m->base), len);
 	return 0;
@@ -293,7 +299,7 @@ static int fill_write(void *ctx, uint64_t va, const void *buf, size_t len)
 	struct fill_mem *m = ctx;
 	bool inside = false;
 
-	if (va < m->base || va - m->base > m->len || len > m->len - (va - m->base))
+	if (!in_mem(m->base, m->len, va, len))
 		return -1;
 	for (size_t i = 0; i < m->nr_allowed && !inside; i++)
 		inside = va >= m->allowed[i][0] && va + len <= m->allowed[i][1];
